@@ -1,0 +1,115 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny")
+]
+
+let package = Package(
+    name: "catalogd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "catalogd", targets: ["catalogd"]),
+        .executable(name: "catalog-fixtures", targets: ["catalog-fixtures"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    ],
+    targets: [
+        .target(
+            name: "CatalogModel",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CatalogStore",
+            dependencies: [
+                "CatalogModel",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CatalogImport",
+            dependencies: [
+                "CatalogModel",
+                "CatalogStore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CatalogAPI",
+            dependencies: [
+                "CatalogModel",
+                "CatalogStore",
+                "CatalogImport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "catalogd",
+            dependencies: [
+                "CatalogAPI",
+                "CatalogImport",
+                "CatalogStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CatalogFixtures",
+            dependencies: [
+                "CatalogModel",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "catalog-fixtures",
+            dependencies: [
+                "CatalogFixtures",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CatalogModelTests",
+            dependencies: ["CatalogModel"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CatalogStoreTests",
+            dependencies: ["CatalogStore", "CatalogModel"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CatalogImportTests",
+            dependencies: ["CatalogImport", "CatalogStore", "CatalogFixtures"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CatalogAPITests",
+            dependencies: [
+                "CatalogAPI",
+                "CatalogFixtures",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

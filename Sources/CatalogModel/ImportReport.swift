@@ -1,0 +1,73 @@
+/// The catalogue's two upstream feeds; also the `source` of the rows they own.
+public enum FeedSource: String, Sendable, CaseIterable {
+    case films
+    case products
+
+    /// The history author of this feed's import runs.
+    public var author: String { "import:\(rawValue)" }
+}
+
+/// The outcome of one import run, as `GET /imports/{id}` and `catalogd import` show it.
+public struct ImportReport: Sendable, Equatable {
+    public enum Status: String, Sendable {
+        case running
+        case succeeded
+        case failed
+    }
+
+    /// Reports keep at most this many rejection lines; `rejected` still counts them all.
+    public static let maximumRejections = 1000
+
+    public var id: Int64
+    public var source: FeedSource
+    public var status: Status
+    /// ISO 8601 UTC timestamps.
+    public var startedAt: String
+    public var finishedAt: String?
+    public var fetched = 0
+    public var inserted = 0
+    public var updated = 0
+    public var unchanged = 0
+    public var deleted = 0
+    public var rejected = 0
+    public var rejections: [Rejection] = []
+    public var error: String?
+
+    public init(id: Int64, source: FeedSource, status: Status, startedAt: String) {
+        self.id = id
+        self.source = source
+        self.status = status
+        self.startedAt = startedAt
+    }
+
+    /// Adds a rejection, keeping the first `maximumRejections` lines.
+    public mutating func reject(_ rejection: Rejection) {
+        rejected += 1
+        if rejections.count < Self.maximumRejections { rejections.append(rejection) }
+    }
+
+    /// One line in words and numbers, for logs and the terminal.
+    public var summary: String {
+        let outcome = "\(fetched) fetched, \(inserted) new, \(updated) updated, \(unchanged) unchanged, \(deleted) deleted, \(rejected) rejected"
+        switch status {
+        case .running: return "import \(id) of \(source.rawValue) running"
+        case .succeeded: return "imported \(source.rawValue): \(outcome)"
+        case .failed: return "import of \(source.rawValue) failed: \(error ?? "unknown error")"
+        }
+    }
+}
+
+/// Counts of one batch write: what an import or `POST /products` changed.
+public struct WriteCounts: Sendable, Equatable {
+    public var inserted = 0
+    public var updated = 0
+    public var unchanged = 0
+    public var deleted = 0
+
+    public init(inserted: Int = 0, updated: Int = 0, unchanged: Int = 0, deleted: Int = 0) {
+        self.inserted = inserted
+        self.updated = updated
+        self.unchanged = unchanged
+        self.deleted = deleted
+    }
+}

@@ -1,0 +1,70 @@
+/// A product as the DummyJSON-shaped, array and NDJSON feeds and the write API describe it, validated.
+public struct Product: Sendable, Equatable {
+    public var serialCode: String
+    public var name: String
+    public var description: String
+    public var category: String
+    /// Empty when the feed gives no brand.
+    public var brand: String
+    public var price: Price
+    public var stock: Int
+    /// Empty when the feed gives no update time.
+    public var updatedAt: String
+    /// The product's address upstream, empty when the feed has none.
+    public var sourceURL: String
+
+    public init(
+        serialCode: String, name: String, description: String = "", category: String, brand: String = "",
+        price: Price, stock: Int = 0, updatedAt: String = "", sourceURL: String = ""
+    ) {
+        self.serialCode = serialCode
+        self.name = name
+        self.description = description
+        self.category = category
+        self.brand = brand
+        self.price = price
+        self.stock = stock
+        self.updatedAt = updatedAt
+        self.sourceURL = sourceURL
+    }
+
+    public static let maximumKeyLength = 200
+
+    /// Reads and validates one product object; `sku`/`serial_code`, `title`/`name` and
+    /// `meta.updatedAt`/`updated_at` are accepted alike.
+    public init(json: JSONValue) throws(RecordError) {
+        let fields = try FieldReader(json, entity: "product")
+        let serialCode = try fields.requiredString("serial_code", "sku")
+        guard serialCode.utf8.count <= Self.maximumKeyLength else {
+            throw RecordError("serial_code is longer than \(Self.maximumKeyLength) bytes")
+        }
+        guard !serialCode.contains("/"), !serialCode.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
+            throw RecordError("serial_code must not contain '/' or control characters")
+        }
+        let stock = try fields.integer("stock") ?? 0
+        guard stock >= 0 else { throw RecordError("stock must not be negative, got \(stock)") }
+        var updatedAt = try fields.optionalString("updated_at")
+        if updatedAt == nil, let meta = json["meta"], case .object = meta {
+            updatedAt = try FieldReader(meta, entity: "meta").optionalString("updatedAt")
+        }
+        self.init(
+            serialCode: serialCode,
+            name: try fields.requiredString("name", "title"),
+            description: try fields.optionalString("description") ?? "",
+            category: try fields.requiredString("category"),
+            brand: try fields.optionalString("brand") ?? "",
+            price: try Price(json: json["price"]),
+            stock: stock,
+            updatedAt: updatedAt ?? "",
+            sourceURL: try fields.optionalString("url") ?? ""
+        )
+    }
+
+    /// The key of a product object, when it can be read, for a rejection line.
+    public static func key(of json: JSONValue) -> String? {
+        for name in ["serial_code", "sku"] {
+            if case .string(let key) = json[name] { return key }
+        }
+        return nil
+    }
+}

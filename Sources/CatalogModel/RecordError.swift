@@ -1,0 +1,85 @@
+/// Why one record of a feed or a request body was not accepted.
+public struct RecordError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var reason: String
+
+    public init(_ reason: String) {
+        self.reason = reason
+    }
+
+    public var description: String { reason }
+}
+
+/// One rejected record in an import or batch report.
+public struct Rejection: Sendable, Equatable {
+    /// Position of the record in the listing, counted from 0 over all pages.
+    public var index: Int
+    /// The record's key when it could be read.
+    public var key: String?
+    public var reason: String
+
+    public init(index: Int, key: String?, reason: String) {
+        self.index = index
+        self.key = key
+        self.reason = reason
+    }
+}
+
+/// Typed field access on a JSON object, throwing a `RecordError` that names the field.
+struct FieldReader {
+    let members: [String: JSONValue]
+
+    init(_ json: JSONValue, entity: String) throws(RecordError) {
+        guard case .object(let members) = json else {
+            throw RecordError("\(entity) must be a JSON object, got \(json.typeName)")
+        }
+        self.members = members
+    }
+
+    func requiredString(_ names: String...) throws(RecordError) -> String {
+        for name in names {
+            switch members[name] {
+            case .string(let value):
+                guard !value.isEmpty else { throw RecordError("\(name) must not be empty") }
+                return value
+            case nil, .null: continue
+            case .some(let other): throw RecordError("\(name) must be a string, got \(other.typeName)")
+            }
+        }
+        throw RecordError("\(names.joined(separator: " or ")) is missing")
+    }
+
+    func optionalString(_ name: String) throws(RecordError) -> String? {
+        switch members[name] {
+        case .string(let value): return value
+        case nil, .null: return nil
+        case .some(let other): throw RecordError("\(name) must be a string, got \(other.typeName)")
+        }
+    }
+
+    func integer(_ name: String) throws(RecordError) -> Int? {
+        switch members[name] {
+        case .number(let text):
+            guard let value = Int(text) else { throw RecordError("\(name) must be an integer, got \(text)") }
+            return value
+        case nil, .null: return nil
+        case .some(let other): throw RecordError("\(name) must be an integer, got \(other.typeName)")
+        }
+    }
+
+    func stringArray(_ name: String) throws(RecordError) -> [String] {
+        switch members[name] {
+        case .array(let elements):
+            var strings: [String] = []
+            strings.reserveCapacity(elements.count)
+            for element in elements {
+                guard case .string(let value) = element else {
+                    throw RecordError("\(name) must be an array of strings, found \(element.typeName)")
+                }
+                strings.append(value)
+            }
+            return strings
+        case nil, .null: return []
+        case .some(let other): throw RecordError("\(name) must be an array, got \(other.typeName)")
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import CatalogModel
+import GRDB
+
+/// Records the history of one write transaction: one change row per row written, with a
+/// sequence number taken in order, and the resource versions bumped once at the end.
+struct ChangeLog {
+    enum Entity: String {
+        case film
+        case product
+
+        var family: String {
+            switch self {
+            case .film: "films"
+            case .product: "products"
+            }
+        }
+    }
+
+    enum Operation: String {
+        case upsert
+        case delete
+    }
+
+    let db: Database
+    let author: String
+    let at: String
+    /// The seq the next change gets; rows are written with it before we know whether they change.
+    private(set) var nextSeq: Int64
+    private var changedFamilies: Set<String> = []
+
+    init(_ db: Database, author: String) throws {
+        self.db = db
+        self.author = author
+        self.at = Timestamp.now()
+        nextSeq = try StoreVersions.lastSeq(db) + 1
+    }
+
+    /// Records that the row `key` of `entity` was written with `nextSeq`.
+    mutating func record(_ entity: Entity, key: String, _ operation: Operation) throws {
+        let statement = try db.cachedStatement(sql: "INSERT INTO changes (seq, entity, key, op, author, at) VALUES (?, ?, ?, ?, ?, ?)")
+        try statement.execute(arguments: [nextSeq, entity.rawValue, key, operation.rawValue, author, at])
+        changedFamilies.insert(entity.family)
+        nextSeq += 1
+    }
+
+    /// Moves the version of every family this transaction changed to its last seq.
+    func finish() throws {
+        for family in changedFamilies {
+            try db.execute(sql: "UPDATE versions SET version = ? WHERE name = ?", arguments: [nextSeq - 1, family])
+        }
+    }
+}

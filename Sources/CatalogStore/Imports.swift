@@ -1,0 +1,204 @@
+import CatalogModel
+import GRDB
+
+/// What the upstream said about one page of a listing, kept for conditional requests next time.
+public struct FeedPageState: Sendable, Equatable {
+    public var url: String
+    public var etag: String?
+    public var lastModified: String?
+    /// The page's `next` link (SWAPI) so a 304 page can still be followed.
+    public var nextURL: String?
+    /// The listing's total as the page gave it (DummyJSON).
+    public var total: Int?
+    /// Keys of the page's records, so a 304 page still counts as part of the listing.
+    public var keys: [String]
+
+    public init(url: String, etag: String?, lastModified: String?, nextURL: String?, total: Int?, keys: [String]) {
+        self.url = url
+        self.etag = etag
+        self.lastModified = lastModified
+        self.nextURL = nextURL
+        self.total = total
+        self.keys = keys
+    }
+}
+
+/// A feed's complete listing, ready to be mirrored into the store in one transaction.
+public struct CompletedListing: Sendable {
+    public enum Records: Sendable {
+        case films([Film])
+        case products([Product])
+    }
+
+    public var records: Records
+    /// Keys of rows on pages the upstream answered 304: listed, unchanged, not parsed.
+    public var unchangedKeys: Set<String>
+    public var pages: [FeedPageState]
+
+    public init(records: Records, unchangedKeys: Set<String>, pages: [FeedPageState]) {
+        self.records = records
+        self.unchangedKeys = unchangedKeys
+        self.pages = pages
+    }
+}
+
+extension CatalogStore {
+    static let importListing = ListingSpec(
+        table: "imports",
+        columns: "id, source, status, started_at, finished_at, fetched, inserted, updated, unchanged, deleted, rejected, rejections, error",
+        keyColumn: "id", orderings: ["id": "id"], defaultOrdering: "-id")
+
+    /// Records the start of a run; the report it returns has status `running`.
+    public func beginImport(source: FeedSource) async throws -> ImportReport {
+        try await database.write { db in
+            let startedAt = Timestamp.now()
+            try db.execute(
+                sql: "INSERT INTO imports (source, status, started_at) VALUES (?, 'running', ?)", arguments: [source.rawValue, startedAt])
+            try Self.bumpImportsVersion(db)
+            return ImportReport(id: db.lastInsertedRowID, source: source, status: .running, startedAt: startedAt)
+        }
+    }
+
+    /// Runs left `running` by a process that stopped mid-import are marked failed; called at start-up.
+    public func failInterruptedImports() async throws {
+        try await database.write { db in
+            try db.execute(
+                sql: "UPDATE imports SET status = 'failed', finished_at = ?, error = 'interrupted: the process stopped during the run' WHERE status = 'running'",
+                arguments: [Timestamp.now()])
+            if db.changesCount > 0 { try Self.bumpImportsVersion(db) }
+        }
+    }
+
+    /// The page states of the last successful run of `source`, by URL.
+    public func feedPages(source: FeedSource) async throws -> [String: FeedPageState] {
+        try await database.read { db in
+            var pages: [String: FeedPageState] = [:]
+            for row in try Row.fetchAll(
+                db, sql: "SELECT url, etag, last_modified, next_url, total, keys FROM feed_pages WHERE source = ?", arguments: [source.rawValue])
+            {
+                let keys: [String]
+                if case .array(let elements)? = try? JSONParser.parse(Array((row[5] as String).utf8)) {
+                    keys = elements.compactMap { if case .string(let key) = $0 { key } else { nil } }
+                } else {
+                    keys = []
+                }
+                pages[row[0]] = FeedPageState(url: row[0], etag: row[1], lastModified: row[2], nextURL: row[3], total: row[4], keys: keys)
+            }
+            return pages
+        }
+    }
+
+    /// Mirrors a complete listing, remembers its pages and finishes the report, all in one transaction:
+    /// readers see the previous state until the commit and never half of a run.
+    public func completeImport(_ report: ImportReport, listing: CompletedListing) async throws -> ImportReport {
+        try await database.write { db in
+            var report = report
+            var log = try ChangeLog(db, author: report.source.author)
+            let counts: WriteCounts
+            switch listing.records {
+            case .films(let films):
+                counts = try FilmWriter(db: db, mode: .mirror(report.source)).apply(films, keeping: listing.unchangedKeys, log: &log)
+            case .products(let products):
+                counts = try ProductWriter(db: db, mode: .mirror(report.source)).apply(products, keeping: listing.unchangedKeys, log: &log)
+            }
+            try log.finish()
+            report.inserted = counts.inserted
+            report.updated = counts.updated
+            report.unchanged = counts.unchanged + listing.unchangedKeys.count
+            report.deleted = counts.deleted
+            report.status = .succeeded
+            report.finishedAt = Timestamp.now()
+            try db.execute(sql: "DELETE FROM feed_pages WHERE source = ?", arguments: [report.source.rawValue])
+            for page in listing.pages {
+                var keys = JSONWriter(capacity: page.keys.count * 16)
+                keys.arrayStart()
+                for key in page.keys { keys.string(key) }
+                keys.arrayEnd()
+                try db.execute(
+                    sql: "INSERT INTO feed_pages (source, url, etag, last_modified, next_url, total, keys) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    arguments: [report.source.rawValue, page.url, page.etag, page.lastModified, page.nextURL, page.total, String(decoding: keys.bytes, as: UTF8.self)])
+            }
+            try Self.saveReport(report, db)
+            return report
+        }
+    }
+
+    /// Records a failed run; the catalogue itself is untouched.
+    public func failImport(_ report: ImportReport) async throws {
+        try await database.write { db in
+            var report = report
+            report.status = .failed
+            report.finishedAt = report.finishedAt ?? Timestamp.now()
+            try Self.saveReport(report, db)
+        }
+    }
+
+    public func importReports(page request: PageRequest) async throws -> Page<ImportReport> {
+        try await database.read { db in
+            let (rows, next, previous) = try Self.importListing.page(db, request: request, conditions: Conditions(), decode: Self.decodeReport)
+            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM imports") ?? 0
+            return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db))
+        }
+    }
+
+    public func importReport(id: Int64) async throws -> (ImportReport?, StoreVersions) {
+        try await database.read { db in
+            let row = try Row.fetchOne(db, sql: "SELECT \(Self.importListing.columns) FROM imports WHERE id = ?", arguments: [id])
+            return (row.map(Self.decodeReport), try StoreVersions.fetch(db))
+        }
+    }
+
+    private static func bumpImportsVersion(_ db: Database) throws {
+        try db.execute(sql: "UPDATE versions SET version = version + 1 WHERE name = 'imports'")
+    }
+
+    private static func saveReport(_ report: ImportReport, _ db: Database) throws {
+        var rejections = JSONWriter(capacity: 64 * report.rejections.count + 2)
+        rejections.arrayStart()
+        for rejection in report.rejections {
+            rejections.objectStart()
+            rejections.key("index")
+            rejections.int(rejection.index)
+            rejections.key("key")
+            rejections.string(rejection.key)
+            rejections.key("reason")
+            rejections.string(rejection.reason)
+            rejections.objectEnd()
+        }
+        rejections.arrayEnd()
+        try db.execute(
+            sql: """
+                UPDATE imports SET status = ?, finished_at = ?, fetched = ?, inserted = ?, updated = ?, unchanged = ?, deleted = ?,
+                    rejected = ?, rejections = ?, error = ? WHERE id = ?
+                """,
+            arguments: [
+                report.status.rawValue, report.finishedAt, report.fetched, report.inserted, report.updated, report.unchanged, report.deleted,
+                report.rejected, String(decoding: rejections.bytes, as: UTF8.self), report.error, report.id,
+            ])
+        try bumpImportsVersion(db)
+    }
+
+    private static func decodeReport(_ row: Row) -> ImportReport {
+        var report = ImportReport(
+            id: row[0], source: FeedSource(rawValue: row[1]) ?? .products, status: ImportReport.Status(rawValue: row[2]) ?? .failed,
+            startedAt: row[3])
+        report.finishedAt = row[4]
+        report.fetched = row[5]
+        report.inserted = row[6]
+        report.updated = row[7]
+        report.unchanged = row[8]
+        report.deleted = row[9]
+        report.rejected = row[10]
+        if case .array(let elements)? = try? JSONParser.parse(Array((row[11] as String).utf8)) {
+            report.rejections = elements.compactMap { element in
+                guard case .number(let index)? = element["index"], let position = Int(index), case .string(let reason)? = element["reason"]
+                else { return nil }
+                var key: String?
+                if case .string(let text)? = element["key"] { key = text }
+                return Rejection(index: position, key: key, reason: reason)
+            }
+        }
+        report.error = row[12]
+        return report
+    }
+}

@@ -1,0 +1,80 @@
+import CatalogModel
+import GRDB
+
+/// A stored film with its derived counts.
+public struct FilmRow: Sendable, Equatable {
+    public var film: Film
+    public var counts: [FilmLinkKind: Int]
+    /// `films` (the feed) or `api`.
+    public var source: String
+    /// The change that last wrote this film.
+    public var changedSeq: Int64
+
+    static let columns =
+        "episode_id, title, opening_crawl, director, producer, release_date, created, edited, source_url, "
+        + "character_count, planet_count, starship_count, vehicle_count, species_count, source, changed_seq"
+
+    /// Decodes a row selected with `columns`; links are filled in afterwards.
+    init(row: Row) {
+        film = Film(
+            episodeID: row[0], title: row[1], openingCrawl: row[2], director: row[3], producer: row[4],
+            releaseDate: row[5], created: row[6], edited: row[7], sourceURL: row[8])
+        var counts: [FilmLinkKind: Int] = [:]
+        for (offset, kind) in FilmLinkKind.allCases.enumerated() {
+            counts[kind] = row[9 + offset]
+        }
+        self.counts = counts
+        source = row[14]
+        changedSeq = row[15]
+    }
+
+    /// Loads the links of `rows` with one query.
+    static func attachLinks(to rows: inout [FilmRow], _ db: Database) throws {
+        guard !rows.isEmpty else { return }
+        let ids = rows.map(\.film.episodeID)
+        let placeholders = ids.map { _ in "?" }.joined(separator: ", ")
+        var links: [Int: [FilmLinkKind: [String]]] = [:]
+        let cursor = try Row.fetchCursor(
+            db, sql: "SELECT episode_id, kind, url FROM film_links WHERE episode_id IN (\(placeholders)) ORDER BY episode_id, kind, position",
+            arguments: StatementArguments(ids))
+        while let row = try cursor.next() {
+            guard let kind = FilmLinkKind(rawValue: row[1]) else { continue }
+            links[row[0], default: [:]][kind, default: []].append(row[2])
+        }
+        for index in rows.indices {
+            rows[index].film.links = links[rows[index].film.episodeID] ?? [:]
+        }
+    }
+}
+
+/// A stored product.
+public struct ProductRow: Sendable, Equatable {
+    public var product: Product
+    /// `products` (the feed) or `api`.
+    public var source: String
+    public var changedSeq: Int64
+
+    static let columns =
+        "serial_code, name, description, category, brand, price, price_micros, stock, updated_at, source_url, source, changed_seq"
+
+    init(row: Row) {
+        product = Product(
+            serialCode: row[0], name: row[1], description: row[2], category: row[3], brand: row[4],
+            price: Price(storedText: row[5], micros: row[6]), stock: row[7], updatedAt: row[8], sourceURL: row[9])
+        source = row[10]
+        changedSeq = row[11]
+    }
+}
+
+/// A category and its derived product count.
+public struct CategoryRow: Sendable, Equatable {
+    public var name: String
+    public var productCount: Int
+
+    static let columns = "name, product_count"
+
+    init(row: Row) {
+        name = row[0]
+        productCount = row[1]
+    }
+}

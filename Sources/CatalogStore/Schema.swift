@@ -1,0 +1,161 @@
+import CatalogModel
+import GRDB
+
+/// The store's migrations, applied in order at start-up.
+///
+/// Derived counts are kept by triggers so that they stay true whichever statement writes the rows:
+/// the store's own upserts, a cascade, or SQL typed by hand.
+enum Schema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: films, products, categories, history, imports") { db in
+            try db.execute(sql: version1)
+            try db.execute(sql: filmLinkCountTriggers)
+            try db.execute(sql: categoryCountTriggers)
+        }
+        return migrator
+    }
+
+    static let version1 = """
+        CREATE TABLE films (
+            episode_id INTEGER PRIMARY KEY,
+            title TEXT NOT NULL,
+            opening_crawl TEXT NOT NULL,
+            director TEXT NOT NULL,
+            producer TEXT NOT NULL,
+            release_date TEXT NOT NULL,
+            created TEXT NOT NULL,
+            edited TEXT NOT NULL,
+            source_url TEXT NOT NULL,
+            character_count INTEGER NOT NULL DEFAULT 0,
+            planet_count INTEGER NOT NULL DEFAULT 0,
+            starship_count INTEGER NOT NULL DEFAULT 0,
+            vehicle_count INTEGER NOT NULL DEFAULT 0,
+            species_count INTEGER NOT NULL DEFAULT 0,
+            source TEXT NOT NULL,
+            changed_seq INTEGER NOT NULL
+        );
+        CREATE INDEX films_by_title ON films(title, episode_id);
+        CREATE INDEX films_by_release_date ON films(release_date, episode_id);
+
+        CREATE TABLE film_links (
+            episode_id INTEGER NOT NULL REFERENCES films(episode_id) ON DELETE CASCADE,
+            kind TEXT NOT NULL CHECK (kind IN ('characters', 'planets', 'starships', 'vehicles', 'species')),
+            position INTEGER NOT NULL,
+            url TEXT NOT NULL,
+            PRIMARY KEY (episode_id, kind, position)
+        ) WITHOUT ROWID;
+
+        CREATE TABLE products (
+            serial_code TEXT NOT NULL PRIMARY KEY,
+            name TEXT NOT NULL,
+            description TEXT NOT NULL,
+            category TEXT NOT NULL,
+            brand TEXT NOT NULL,
+            price TEXT NOT NULL,
+            price_micros INTEGER NOT NULL,
+            stock INTEGER NOT NULL,
+            updated_at TEXT NOT NULL,
+            source_url TEXT NOT NULL,
+            source TEXT NOT NULL,
+            changed_seq INTEGER NOT NULL
+        );
+        CREATE INDEX products_by_category ON products(category, serial_code);
+        CREATE INDEX products_by_price ON products(price_micros, serial_code);
+        CREATE INDEX products_by_name ON products(name, serial_code);
+
+        CREATE TABLE categories (
+            name TEXT NOT NULL PRIMARY KEY,
+            product_count INTEGER NOT NULL
+        ) WITHOUT ROWID;
+
+        -- One row per inserted, updated or deleted row; seq is the change token clients resume from.
+        CREATE TABLE changes (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            entity TEXT NOT NULL,
+            key TEXT NOT NULL,
+            op TEXT NOT NULL,
+            author TEXT NOT NULL,
+            at TEXT NOT NULL
+        );
+
+        -- The version of each resource family, for ETags; bumped once per write transaction that changed it.
+        CREATE TABLE versions (
+            name TEXT NOT NULL PRIMARY KEY,
+            version INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        INSERT INTO versions (name, version) VALUES ('films', 0), ('products', 0), ('imports', 0);
+
+        CREATE TABLE imports (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            source TEXT NOT NULL,
+            status TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            finished_at TEXT,
+            fetched INTEGER NOT NULL DEFAULT 0,
+            inserted INTEGER NOT NULL DEFAULT 0,
+            updated INTEGER NOT NULL DEFAULT 0,
+            unchanged INTEGER NOT NULL DEFAULT 0,
+            deleted INTEGER NOT NULL DEFAULT 0,
+            rejected INTEGER NOT NULL DEFAULT 0,
+            rejections TEXT NOT NULL DEFAULT '[]',
+            error TEXT
+        );
+
+        -- What the upstream said about each page last time, for conditional requests.
+        -- keys lets a 304 page still count as part of the listing without being parsed.
+        CREATE TABLE feed_pages (
+            source TEXT NOT NULL,
+            url TEXT NOT NULL,
+            etag TEXT,
+            last_modified TEXT,
+            next_url TEXT,
+            total INTEGER,
+            keys TEXT NOT NULL,
+            PRIMARY KEY (source, url)
+        ) WITHOUT ROWID;
+        """
+
+    static let filmLinkCountTriggers: String = {
+        func adjustments(_ row: String, _ sign: String) -> String {
+            FilmLinkKindColumns.all.map { kind, column in
+                "\(column) = \(column) \(sign) (\(row).kind = '\(kind)')"
+            }.joined(separator: ", ")
+        }
+        return """
+            CREATE TRIGGER film_links_count_insert AFTER INSERT ON film_links BEGIN
+                UPDATE films SET \(adjustments("NEW", "+")) WHERE episode_id = NEW.episode_id;
+            END;
+            CREATE TRIGGER film_links_count_delete AFTER DELETE ON film_links BEGIN
+                UPDATE films SET \(adjustments("OLD", "-")) WHERE episode_id = OLD.episode_id;
+            END;
+            CREATE TRIGGER film_links_count_update AFTER UPDATE OF episode_id, kind ON film_links BEGIN
+                UPDATE films SET \(adjustments("OLD", "-")) WHERE episode_id = OLD.episode_id;
+                UPDATE films SET \(adjustments("NEW", "+")) WHERE episode_id = NEW.episode_id;
+            END;
+            """
+    }()
+
+    /// Categories exist while they have products: the last product leaving one removes it.
+    static let categoryCountTriggers = """
+        CREATE TRIGGER products_count_insert AFTER INSERT ON products BEGIN
+            INSERT INTO categories (name, product_count) VALUES (NEW.category, 1)
+                ON CONFLICT(name) DO UPDATE SET product_count = product_count + 1;
+        END;
+        CREATE TRIGGER products_count_delete AFTER DELETE ON products BEGIN
+            UPDATE categories SET product_count = product_count - 1 WHERE name = OLD.category;
+            DELETE FROM categories WHERE name = OLD.category AND product_count <= 0;
+        END;
+        CREATE TRIGGER products_count_move AFTER UPDATE OF category ON products
+        WHEN OLD.category IS NOT NEW.category BEGIN
+            UPDATE categories SET product_count = product_count - 1 WHERE name = OLD.category;
+            DELETE FROM categories WHERE name = OLD.category AND product_count <= 0;
+            INSERT INTO categories (name, product_count) VALUES (NEW.category, 1)
+                ON CONFLICT(name) DO UPDATE SET product_count = product_count + 1;
+        END;
+        """
+}
+
+enum FilmLinkKindColumns {
+    static let all: [(kind: String, column: String)] = FilmLinkKind.allCases.map { ($0.rawValue, $0.countField) }
+}

@@ -1,0 +1,214 @@
+import CatalogModel
+import GRDB
+
+/// How a batch of records is applied.
+public enum WriteMode: Sendable, Equatable {
+    /// The records are a feed's complete listing: its rows missing from the listing are deleted,
+    /// and every listed row is (again) owned by the feed.
+    case mirror(FeedSource)
+    /// The records are added or updated through the API; nothing else is touched, and existing rows keep their source.
+    case merge(author: String)
+
+    var author: String {
+        switch self {
+        case .mirror(let source): source.author
+        case .merge(let author): author
+        }
+    }
+}
+
+extension CatalogStore {
+    /// Upserts products through the API in one transaction.
+    public func upsertProducts(_ products: [Product], author: String) async throws -> WriteCounts {
+        try await database.write { db in
+            var log = try ChangeLog(db, author: author)
+            let counts = try ProductWriter(db: db, mode: .merge(author: author)).apply(products, keeping: [], log: &log)
+            try log.finish()
+            return counts
+        }
+    }
+
+    /// Upserts films through the API in one transaction.
+    public func upsertFilms(_ films: [Film], author: String) async throws -> WriteCounts {
+        try await database.write { db in
+            var log = try ChangeLog(db, author: author)
+            let counts = try FilmWriter(db: db, mode: .merge(author: author)).apply(films, keeping: [], log: &log)
+            try log.finish()
+            return counts
+        }
+    }
+
+    /// Deletes one product; false when there was none.
+    public func deleteProduct(serialCode: String, author: String) async throws -> Bool {
+        try await deleteRow(.product, table: "products", keyColumn: "serial_code", key: serialCode, author: author)
+    }
+
+    /// Deletes one film and its links; false when there was none.
+    public func deleteFilm(episodeID: Int, author: String) async throws -> Bool {
+        try await deleteRow(.film, table: "films", keyColumn: "episode_id", key: String(episodeID), author: author)
+    }
+
+    private func deleteRow(_ entity: ChangeLog.Entity, table: String, keyColumn: String, key: String, author: String) async throws -> Bool {
+        try await database.write { db in
+            var log = try ChangeLog(db, author: author)
+            try db.execute(sql: "DELETE FROM \(table) WHERE \(keyColumn) = ?", arguments: [key])
+            guard db.changesCount > 0 else { return false }
+            try log.record(entity, key: key, .delete)
+            try log.finish()
+            return true
+        }
+    }
+}
+
+/// Applies product batches with cached statements; an unchanged row is not written at all.
+struct ProductWriter {
+    let db: Database
+    let mode: WriteMode
+
+    private static let columns = [
+        "name", "description", "category", "brand", "price", "price_micros", "stock", "updated_at", "source_url",
+    ]
+
+    static func upsertSQL(ownsSource: Bool) -> String {
+        RowUpsert.sql(table: "products", keyColumn: "serial_code", columns: columns, ownsSource: ownsSource)
+    }
+
+    func apply(_ products: [Product], keeping keptKeys: Set<String>, log: inout ChangeLog) throws -> WriteCounts {
+        var counts = WriteCounts()
+        let exists = try db.cachedStatement(sql: "SELECT 1 FROM products WHERE serial_code = ?")
+        let source: String
+        let upsert: Statement
+        switch mode {
+        case .mirror(let feed):
+            source = feed.rawValue
+            upsert = try db.cachedStatement(sql: Self.upsertSQL(ownsSource: true))
+        case .merge:
+            source = "api"
+            upsert = try db.cachedStatement(sql: Self.upsertSQL(ownsSource: false))
+        }
+        for product in products {
+            let existed = try Bool.fetchOne(exists, arguments: [product.serialCode]) ?? false
+            try upsert.execute(arguments: [
+                product.serialCode, product.name, product.description, product.category, product.brand,
+                product.price.text, product.price.micros, product.stock, product.updatedAt, product.sourceURL,
+                source, log.nextSeq,
+            ])
+            if db.changesCount == 0 {
+                counts.unchanged += 1
+                continue
+            }
+            if existed { counts.updated += 1 } else { counts.inserted += 1 }
+            try log.record(.product, key: product.serialCode, .upsert)
+        }
+        if case .mirror(let feed) = mode {
+            let listed = keptKeys.union(products.lazy.map(\.serialCode))
+            counts.deleted = try RowUpsert.deleteUnlisted(db, entity: .product, table: "products", keyColumn: "serial_code", feed: feed, listed: listed, log: &log)
+        }
+        return counts
+    }
+}
+
+/// Applies film batches; a film changes when a field or any of its links changes.
+struct FilmWriter {
+    let db: Database
+    let mode: WriteMode
+
+    private static let columns = [
+        "title", "opening_crawl", "director", "producer", "release_date", "created", "edited", "source_url",
+    ]
+
+    static func upsertSQL(ownsSource: Bool) -> String {
+        RowUpsert.sql(table: "films", keyColumn: "episode_id", columns: columns, ownsSource: ownsSource)
+    }
+
+    func apply(_ films: [Film], keeping keptKeys: Set<String>, log: inout ChangeLog) throws -> WriteCounts {
+        var counts = WriteCounts()
+        let exists = try db.cachedStatement(sql: "SELECT 1 FROM films WHERE episode_id = ?")
+        let source: String
+        let upsert: Statement
+        switch mode {
+        case .mirror(let feed):
+            source = feed.rawValue
+            upsert = try db.cachedStatement(sql: Self.upsertSQL(ownsSource: true))
+        case .merge:
+            source = "api"
+            upsert = try db.cachedStatement(sql: Self.upsertSQL(ownsSource: false))
+        }
+        for film in films {
+            let existed = try Bool.fetchOne(exists, arguments: [film.episodeID]) ?? false
+            try upsert.execute(arguments: [
+                film.episodeID, film.title, film.openingCrawl, film.director, film.producer, film.releaseDate,
+                film.created, film.edited, film.sourceURL, source, log.nextSeq,
+            ])
+            var changed = db.changesCount > 0
+            if try replaceLinksIfChanged(of: film) {
+                if !changed {
+                    try db.execute(sql: "UPDATE films SET changed_seq = ? WHERE episode_id = ?", arguments: [log.nextSeq, film.episodeID])
+                }
+                changed = true
+            }
+            guard changed else {
+                counts.unchanged += 1
+                continue
+            }
+            if existed { counts.updated += 1 } else { counts.inserted += 1 }
+            try log.record(.film, key: String(film.episodeID), .upsert)
+        }
+        if case .mirror(let feed) = mode {
+            let listed = keptKeys.union(films.lazy.map { String($0.episodeID) })
+            counts.deleted = try RowUpsert.deleteUnlisted(db, entity: .film, table: "films", keyColumn: "episode_id", feed: feed, listed: listed, log: &log)
+        }
+        return counts
+    }
+
+    private func replaceLinksIfChanged(of film: Film) throws -> Bool {
+        let stored = try Row.fetchAll(
+            db, sql: "SELECT kind, url FROM film_links WHERE episode_id = ? ORDER BY kind, position", arguments: [film.episodeID])
+        var storedLinks: [FilmLinkKind: [String]] = [:]
+        for row in stored {
+            if let kind = FilmLinkKind(rawValue: row[0]) { storedLinks[kind, default: []].append(row[1]) }
+        }
+        let unchanged = FilmLinkKind.allCases.allSatisfy { (storedLinks[$0] ?? []) == film.links($0) }
+        if unchanged { return false }
+        try db.execute(sql: "DELETE FROM film_links WHERE episode_id = ?", arguments: [film.episodeID])
+        let insert = try db.cachedStatement(sql: "INSERT INTO film_links (episode_id, kind, position, url) VALUES (?, ?, ?, ?)")
+        for kind in FilmLinkKind.allCases {
+            for (position, url) in film.links(kind).enumerated() {
+                try insert.execute(arguments: [film.episodeID, kind.rawValue, position, url])
+            }
+        }
+        return true
+    }
+}
+
+/// SQL shared by the row writers.
+enum RowUpsert {
+    /// `INSERT … ON CONFLICT DO UPDATE … WHERE` a column differs, so that an unchanged row is not written
+    /// (`changesCount` is 0) and keeps its `changed_seq`. Without `ownsSource`, an update keeps the row's source.
+    static func sql(table: String, keyColumn: String, columns: [String], ownsSource: Bool) -> String {
+        let compared = ownsSource ? columns + ["source"] : columns
+        return """
+            INSERT INTO \(table) (\(keyColumn), \(columns.joined(separator: ", ")), source, changed_seq)
+            VALUES (?, \(columns.map { _ in "?" }.joined(separator: ", ")), ?, ?)
+            ON CONFLICT(\(keyColumn)) DO UPDATE SET
+                \((compared + ["changed_seq"]).map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
+            WHERE \(compared.map { "\(table).\($0) IS NOT excluded.\($0)" }.joined(separator: " OR "))
+            """
+    }
+
+    /// Deletes the rows a feed owns that its listing no longer has; returns how many.
+    static func deleteUnlisted(
+        _ db: Database, entity: ChangeLog.Entity, table: String, keyColumn: String, feed: FeedSource, listed: Set<String>,
+        log: inout ChangeLog
+    ) throws -> Int {
+        let owned = try String.fetchAll(db, sql: "SELECT CAST(\(keyColumn) AS TEXT) FROM \(table) WHERE source = ?", arguments: [feed.rawValue])
+        let delete = try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \(keyColumn) = ?")
+        var deleted = 0
+        for key in owned where !listed.contains(key) {
+            try delete.execute(arguments: [key])
+            try log.record(entity, key: key, .delete)
+            deleted += 1
+        }
+        return deleted
+    }
+}
