@@ -57,6 +57,56 @@ public struct ImportReport: Sendable, Equatable {
     }
 }
 
+extension ImportReport {
+    /// The report as JSON, in the shape of DESIGN.md; `url` is its address on the service, when there is one.
+    public func write(into writer: inout JSONWriter, url: String?) {
+        writer.objectStart()
+        writer.key("id")
+        writer.int(id)
+        writer.key("source")
+        writer.string(source.rawValue)
+        writer.key("status")
+        writer.string(status.rawValue)
+        writer.key("started_at")
+        writer.string(startedAt)
+        writer.key("finished_at")
+        writer.string(finishedAt)
+        for (name, value) in [
+            ("fetched", fetched), ("inserted", inserted), ("updated", updated), ("unchanged", unchanged), ("deleted", deleted), ("rejected", rejected),
+        ] {
+            writer.key(name)
+            writer.int(value)
+        }
+        writer.key("rejections")
+        Rejection.write(rejections, into: &writer)
+        writer.key("error")
+        writer.string(error)
+        if let url {
+            writer.key("url")
+            writer.string(url)
+        }
+        writer.objectEnd()
+    }
+}
+
+extension Rejection {
+    /// `[{"index", "key", "reason"}]`, as import and batch reports show rejections.
+    public static func write(_ rejections: [Rejection], into writer: inout JSONWriter) {
+        writer.arrayStart()
+        for rejection in rejections {
+            writer.objectStart()
+            writer.key("index")
+            writer.int(rejection.index)
+            writer.key("key")
+            writer.string(rejection.key)
+            writer.key("reason")
+            writer.string(rejection.reason)
+            writer.objectEnd()
+        }
+        writer.arrayEnd()
+    }
+}
+
 /// Counts of one batch write: what an import or `POST /products` changed.
 public struct WriteCounts: Sendable, Equatable {
     public var inserted = 0

@@ -154,18 +154,7 @@ extension CatalogStore {
 
     private static func saveReport(_ report: ImportReport, _ db: Database) throws {
         var rejections = JSONWriter(capacity: 64 * report.rejections.count + 2)
-        rejections.arrayStart()
-        for rejection in report.rejections {
-            rejections.objectStart()
-            rejections.key("index")
-            rejections.int(rejection.index)
-            rejections.key("key")
-            rejections.string(rejection.key)
-            rejections.key("reason")
-            rejections.string(rejection.reason)
-            rejections.objectEnd()
-        }
-        rejections.arrayEnd()
+        Rejection.write(report.rejections, into: &rejections)
         try db.execute(
             sql: """
                 UPDATE imports SET status = ?, finished_at = ?, fetched = ?, inserted = ?, updated = ?, unchanged = ?, deleted = ?,

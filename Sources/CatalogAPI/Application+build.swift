@@ -1,0 +1,68 @@
+import CatalogImport
+import CatalogModel
+import CatalogStore
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// Everything `catalogd serve` can be told; every default works on a laptop (see README, Configuration).
+public struct ServiceConfiguration: Sendable {
+    public var host = "127.0.0.1"
+    public var port = 8080
+    public var databasePath = "./data/catalog.sqlite"
+    public var feeds = FeedLocations()
+    /// nil turns the scheduler off.
+    public var importInterval: Duration? = .seconds(15 * 60)
+    /// nil refuses every write.
+    public var apiToken: String?
+    public var historyRetention: Duration = .seconds(30 * 24 * 3600)
+    public var maximumBodyBytes = 32 * 1024 * 1024
+    /// Base of the `url` and `next` links; nil builds them from the request's Host.
+    public var publicURL: String?
+    public var upstream = UpstreamPolicy()
+
+    public init() {}
+}
+
+/// The pieces a running service is made of, for tests that need to reach behind the HTTP API.
+public struct ServiceComponents: Sendable {
+    public let store: CatalogStore
+    public let importer: Importer
+    public let metrics: RequestMetrics
+}
+
+/// Opens the store, prepares the importer and builds the application with its scheduler.
+public func buildApplication(
+    _ configuration: ServiceConfiguration, logger: Logger
+) async throws -> (application: some ApplicationProtocol, components: ServiceComponents) {
+    let store = try CatalogStore(path: configuration.databasePath)
+    try await store.failInterruptedImports()
+    let importer = Importer(
+        store: store, locations: configuration.feeds, client: UpstreamClient(policy: configuration.upstream, logger: logger), logger: logger)
+    let components = ServiceComponents(store: store, importer: importer, metrics: RequestMetrics())
+    let router = buildRouter(components, configuration: configuration)
+    var application = Application(
+        router: router,
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "catalogd"),
+        logger: logger)
+    application.addServices(ImportScheduler(importer: importer, interval: configuration.importInterval, logger: logger))
+    logger.info("store \(configuration.databasePath) ready; serving on http://\(configuration.host):\(configuration.port)")
+    return (application, components)
+}
+
+/// The routes of the service; one controller per resource.
+public func buildRouter(_ components: ServiceComponents, configuration: ServiceConfiguration) -> Router<BasicRequestContext> {
+    let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
+    router.add(middleware: RequestLogMiddleware(metrics: components.metrics))
+    router.add(middleware: ProblemMiddleware())
+    let urls = RequestURLs(publicURL: configuration.publicURL)
+    let store = components.store
+    RootController(urls: urls).addRoutes(to: router)
+    FilmsController(store: store, urls: urls).addRoutes(to: router.group("films"))
+    ProductsController(store: store, urls: urls).addRoutes(to: router.group("products"))
+    CategoriesController(store: store, urls: urls).addRoutes(to: router.group("categories"))
+    ImportsController(store: store, importer: components.importer, token: BearerToken(configuration.apiToken), urls: urls)
+        .addRoutes(to: router.group("imports"))
+    OperationsController(store: store, metrics: components.metrics).addRoutes(to: router)
+    return router
+}

@@ -1,0 +1,56 @@
+import CatalogStore
+import Foundation
+import Hummingbird
+
+/// Entity tags for GET responses and the `If-None-Match` check.
+///
+/// A tag is a hash of the resource family's store version and everything else that shapes the bytes
+/// (path, query, base URL), so it changes exactly when the response would.
+struct EntityTag {
+    let value: String
+
+    init(version: Int64, family: String, request: Request, baseURL: String) {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in "\(family):\(version):\(baseURL):\(request.uri.string)".utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        value = "\"\(family)-\(version)-\(String(hash, radix: 16))\""
+    }
+
+    /// Whether `If-None-Match` names this tag; weak comparison, lists and `*` as RFC 9110 says.
+    func matches(_ request: Request) -> Bool {
+        for header in request.headers[values: .ifNoneMatch] {
+            for candidate in header.split(separator: ",") {
+                var tag = candidate.trimmingCharacters(in: .whitespaces)
+                if tag == "*" { return true }
+                if tag.hasPrefix("W/") { tag.removeFirst(2) }
+                if tag == value { return true }
+            }
+        }
+        return false
+    }
+}
+
+/// Builds JSON responses, and answers GETs with 304 when the client has the current bytes already.
+enum JSONResponder {
+    /// Answers a GET: checks `If-None-Match` against the current version before reading anything
+    /// else, then renders with the version the read actually saw.
+    static func conditionalGET(
+        _ request: Request, store: CatalogStore, baseURL: String, family: String, version: KeyPath<StoreVersions, Int64>,
+        render: () async throws -> (bytes: [UInt8], versions: StoreVersions)
+    ) async throws -> Response {
+        let current = EntityTag(version: try await store.versions()[keyPath: version], family: family, request: request, baseURL: baseURL)
+        if current.matches(request) {
+            return Response(status: .notModified, headers: [.eTag: current.value])
+        }
+        let (bytes, versions) = try await render()
+        return json(bytes, tag: EntityTag(version: versions[keyPath: version], family: family, request: request, baseURL: baseURL))
+    }
+
+    static func json(_ bytes: [UInt8], tag: EntityTag? = nil, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+        var headers = headers
+        headers[.contentType] = "application/json"
+        if let tag { headers[.eTag] = tag.value }
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+}

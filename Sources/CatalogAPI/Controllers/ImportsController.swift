@@ -1,0 +1,88 @@
+import CatalogImport
+import CatalogModel
+import CatalogStore
+import Hummingbird
+
+/// `GET /imports`, `GET /imports/{id}`, `POST /imports`.
+struct ImportsController<Context: RequestContext> {
+    /// `POST /imports` bodies are one small JSON object.
+    static var maximumBodyBytes: Int { 64 * 1024 }
+
+    let store: CatalogStore
+    let importer: Importer
+    let token: BearerToken
+    let urls: RequestURLs
+
+    func addRoutes(to group: RouterGroup<Context>) {
+        group.get(use: list)
+        group.get("{id}", use: get)
+        group.post(use: start)
+    }
+
+    @Sendable func list(_ request: Request, context: Context) async throws -> Response {
+        let pageRequest = try QueryReader(request).pageRequest()
+        let representations = Representations(base: urls.base(for: request))
+        return try await JSONResponder.conditionalGET(request, store: store, baseURL: representations.base, family: "imports", version: \.imports) {
+            let page = try await store.importReports(page: pageRequest)
+            return (representations.envelope(page, request: request, render: representations.importReport), page.versions)
+        }
+    }
+
+    @Sendable func get(_ request: Request, context: Context) async throws -> Response {
+        let text = context.parameters.get("id") ?? ""
+        guard let id = Int64(text), id > 0 else { throw Problem.badParameter("id", "id must be a positive integer, got '\(text)'") }
+        let representations = Representations(base: urls.base(for: request))
+        return try await JSONResponder.conditionalGET(request, store: store, baseURL: representations.base, family: "imports", version: \.imports) {
+            let (report, versions) = try await store.importReport(id: id)
+            guard let report else { throw Problem.notFound("no import with id \(id)") }
+            return (Representations.single { representations.importReport(report, into: &$0) }, versions)
+        }
+    }
+
+    /// Starts a run and answers `202 Accepted` with its report; `409` when that source is already running.
+    @Sendable func start(_ request: Request, context: Context) async throws -> Response {
+        try token.authorize(request)
+        let body = try await BodyReader.collect(request, limit: Self.maximumBodyBytes)
+        let json: JSONValue
+        do {
+            json = try JSONParser.parse(body)
+        } catch {
+            throw Problem(.badRequest, type: "malformed-body", detail: "the body is not JSON: \(error)")
+        }
+        guard case .string(let name)? = json["source"], let source = FeedSource(rawValue: name) else {
+            throw Problem.badParameter("source", "the body must be {\"source\": \"films\"} or {\"source\": \"products\"}")
+        }
+        let representations = Representations(base: urls.base(for: request))
+        do {
+            let (report, _) = try await importer.start(source)
+            let bytes = Representations.single { representations.importReport(report, into: &$0) }
+            return JSONResponder.json(bytes, status: .accepted, headers: [.location: representations.importURL(report.id)])
+        } catch ImportStartError.alreadyRunning(let id) {
+            throw Problem(
+                .conflict, type: "import-running", detail: "an import of \(source.rawValue) is already running: \(representations.importURL(id))",
+                extensions: [("import_id", .number(String(id)))])
+        } catch ImportStartError.notConfigured {
+            throw Problem(
+                .conflict, type: "source-not-configured",
+                detail: "the \(source.rawValue) feed is disabled: set CATALOG_\(source.rawValue.uppercased())_URL to import it")
+        }
+    }
+}
+
+/// Reading request bodies with a size limit.
+enum BodyReader {
+    /// Collects the body, answering 413 as soon as it passes `limit` rather than after reading it whole.
+    static func collect(_ request: Request, limit: Int) async throws -> [UInt8] {
+        if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limit {
+            throw Problem(.contentTooLarge, type: "body-too-large", detail: "the body is \(declared) bytes; the limit is \(limit)")
+        }
+        var bytes: [UInt8] = []
+        for try await chunk in request.body {
+            guard bytes.count + chunk.readableBytes <= limit else {
+                throw Problem(.contentTooLarge, type: "body-too-large", detail: "the body is over the \(limit)-byte limit")
+            }
+            bytes.append(contentsOf: chunk.readableBytesView)
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,42 @@
+import CatalogStore
+import Hummingbird
+import Prometheus
+
+/// `/healthz`, `/readyz`, `/metrics`, `/openapi.yaml`.
+struct OperationsController<Context: RequestContext> {
+    let store: CatalogStore
+    let metrics: RequestMetrics
+
+    func addRoutes(to router: Router<Context>) {
+        router.get("healthz", use: health)
+        router.get("readyz", use: ready)
+        router.get("metrics", use: prometheus)
+        router.get("openapi.yaml", use: openAPI)
+    }
+
+    /// The process is up and answering.
+    @Sendable func health(_ request: Request, context: Context) async throws -> Response {
+        JSONResponder.json(Array(#"{"status":"ok"}"#.utf8))
+    }
+
+    /// The store is open and fully migrated.
+    @Sendable func ready(_ request: Request, context: Context) async throws -> Response {
+        guard (try? await store.isMigrated()) == true else {
+            throw Problem(.serviceUnavailable, type: "not-ready", detail: "the store is not open or not migrated yet")
+        }
+        return JSONResponder.json(Array(#"{"status":"ready"}"#.utf8))
+    }
+
+    @Sendable func prometheus(_ request: Request, context: Context) async throws -> Response {
+        metrics.record(try await store.statistics())
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.registry.emitToBuffer())))
+    }
+
+    @Sendable func openAPI(_ request: Request, context: Context) async throws -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/yaml"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: OpenAPIDocument.yaml)))
+    }
+}

@@ -1,0 +1,90 @@
+import CatalogModel
+import CatalogStore
+import Foundation
+import Hummingbird
+
+/// An error the client caused or should know about, rendered as RFC 9457 `application/problem+json`.
+public struct Problem: Error, Sendable {
+    public var status: HTTPResponse.Status
+    /// A short, stable slug; the `type` URI is built from it.
+    public var type: String
+    public var detail: String
+    public var headers: HTTPFields
+    /// Extra members, such as the id of the import already running.
+    public var extensions: [(String, JSONValue)]
+
+    public init(_ status: HTTPResponse.Status, type: String, detail: String, headers: HTTPFields = [:], extensions: [(String, JSONValue)] = []) {
+        self.status = status
+        self.type = type
+        self.detail = detail
+        self.headers = headers
+        self.extensions = extensions
+    }
+
+    public static func badParameter(_ name: String, _ detail: String) -> Problem {
+        Problem(.badRequest, type: "invalid-parameter", detail: detail, extensions: [("parameter", .string(name))])
+    }
+
+    public static func notFound(_ detail: String) -> Problem {
+        Problem(.notFound, type: "not-found", detail: detail)
+    }
+
+    /// The body and headers of the problem.
+    func response() -> Response {
+        var writer = JSONWriter(capacity: 256)
+        writer.objectStart()
+        writer.key("type")
+        writer.string("https://catalogd.dev/problems/\(type)")
+        writer.key("title")
+        writer.string(status.reasonPhrase)
+        writer.key("status")
+        writer.int(status.code)
+        writer.key("detail")
+        writer.string(detail)
+        for (name, value) in extensions {
+            writer.key(name)
+            writer.value(value)
+        }
+        writer.objectEnd()
+        var headers = self.headers
+        headers[.contentType] = "application/problem+json"
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: writer.bytes)))
+    }
+}
+
+/// Turns every error thrown below it into problem+json; first in the chain so nothing escapes it.
+///
+/// Errors that are not a `Problem` or an `HTTPError` are the service's fault: they are logged once
+/// with the request id and answered 500 without internals.
+struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let problem as Problem {
+            return problem.response()
+        } catch let error as HTTPError {
+            return Self.problem(for: error, request: request).response()
+        } catch let invalid as InvalidQuery {
+            return Problem.badParameter(invalid.parameter, invalid.detail).response()
+        } catch is CancellationError {
+            return Problem(.serviceUnavailable, type: "shutting-down", detail: "the service is shutting down; retry shortly").response()
+        } catch {
+            context.logger.error("request failed: \(String(reflecting: error))")
+            return Problem(.internalServerError, type: "internal", detail: "the service failed to answer; the error is in its log").response()
+        }
+    }
+
+    static func problem(for error: HTTPError, request: Request) -> Problem {
+        switch error.status {
+        case .notFound:
+            return .notFound("no resource at \(request.uri.path)")
+        case .methodNotAllowed:
+            return Problem(.methodNotAllowed, type: "method-not-allowed", detail: "\(request.method) is not allowed on \(request.uri.path)", headers: error.headers)
+        case .contentTooLarge:
+            return Problem(.contentTooLarge, type: "body-too-large", detail: error.body ?? "the request body is too large")
+        default:
+            return Problem(error.status, type: "http-\(error.status.code)", detail: error.body ?? error.status.reasonPhrase, headers: error.headers)
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import CatalogModel
+import CatalogStore
+import Hummingbird
+
+/// Reads and validates query parameters; a bad value is a 400 problem that names the parameter.
+struct QueryReader {
+    /// The first value of each parameter; an empty value counts as absent.
+    let parameters: [String: String]
+
+    init(_ request: Request) {
+        var parameters: [String: String] = [:]
+        for (name, value) in request.uri.queryParameters where parameters[String(name)] == nil {
+            parameters[String(name)] = String(value)
+        }
+        self.parameters = parameters
+    }
+
+    func string(_ name: String) -> String? {
+        guard let value = parameters[name], !value.isEmpty else { return nil }
+        return value
+    }
+
+    func integer(_ name: String, in range: ClosedRange<Int>) throws(Problem) -> Int? {
+        guard let text = string(name) else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            throw Problem.badParameter(name, "\(name) must be an integer from \(range.lowerBound) to \(range.upperBound), got '\(text)'")
+        }
+        return value
+    }
+
+    func bool(_ name: String) throws(Problem) -> Bool? {
+        guard let text = string(name) else { return nil }
+        switch text.lowercased() {
+        case "true", "1", "yes": return true
+        case "false", "0", "no": return false
+        default: throw Problem.badParameter(name, "\(name) must be true or false, got '\(text)'")
+        }
+    }
+
+    func price(_ name: String) throws(Problem) -> Price? {
+        guard let text = string(name) else { return nil }
+        do {
+            return try Price(parsing: text)
+        } catch {
+            throw Problem.badParameter(name, "\(name): \(error.reason)")
+        }
+    }
+
+    /// `ordering`, `page_size` and `cursor`.
+    func pageRequest() throws(Problem) -> PageRequest {
+        PageRequest(
+            ordering: string("ordering"),
+            pageSize: try integer("page_size", in: 1...PageRequest.maximumPageSize) ?? PageRequest.defaultPageSize,
+            cursor: string("cursor"))
+    }
+}

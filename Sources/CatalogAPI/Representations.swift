@@ -1,0 +1,127 @@
+import CatalogModel
+import CatalogStore
+import Hummingbird
+
+/// The JSON shapes of the API, written in a fixed field order (see DESIGN.md, HTTP API).
+struct Representations {
+    /// This service's base URL for the request being answered.
+    let base: String
+
+    func filmURL(_ episodeID: Int) -> String { "\(base)/films/\(episodeID)/" }
+    func productURL(_ serialCode: String) -> String { "\(base)/products/\(PathComponent.encode(serialCode))/" }
+    func categoryURL(_ name: String) -> String { "\(base)/categories/\(PathComponent.encode(name))/" }
+    func importURL(_ id: Int64) -> String { "\(base)/imports/\(id)/" }
+
+    func film(_ row: FilmRow, into writer: inout JSONWriter) {
+        let film = row.film
+        writer.objectStart()
+        writer.key("episode_id")
+        writer.int(film.episodeID)
+        for (name, value) in [
+            ("title", film.title), ("opening_crawl", film.openingCrawl), ("director", film.director), ("producer", film.producer),
+            ("release_date", film.releaseDate),
+        ] {
+            writer.key(name)
+            writer.string(value)
+        }
+        for kind in FilmLinkKind.allCases {
+            writer.key(kind.rawValue)
+            writer.arrayStart()
+            for link in film.links(kind) { writer.string(link) }
+            writer.arrayEnd()
+        }
+        for kind in FilmLinkKind.allCases {
+            writer.key(kind.countField)
+            writer.int(row.counts[kind] ?? 0)
+        }
+        for (name, value) in [("created", film.created), ("edited", film.edited), ("url", filmURL(film.episodeID)), ("source_url", film.sourceURL)] {
+            writer.key(name)
+            writer.string(value)
+        }
+        writer.key("source")
+        writer.string(row.source)
+        writer.objectEnd()
+    }
+
+    func product(_ row: ProductRow, into writer: inout JSONWriter) {
+        let product = row.product
+        writer.objectStart()
+        for (name, value) in [("serial_code", product.serialCode), ("name", product.name), ("description", product.description), ("category", product.category)] {
+            writer.key(name)
+            writer.string(value)
+        }
+        writer.key("brand")
+        writer.string(product.brand.isEmpty ? nil : product.brand)
+        writer.key("price")
+        writer.number(literal: product.price.text)
+        writer.key("stock")
+        writer.int(product.stock)
+        writer.key("updated_at")
+        writer.string(product.updatedAt.isEmpty ? nil : product.updatedAt)
+        writer.key("url")
+        writer.string(productURL(product.serialCode))
+        writer.key("source_url")
+        writer.string(product.sourceURL.isEmpty ? nil : product.sourceURL)
+        writer.key("source")
+        writer.string(row.source)
+        writer.objectEnd()
+    }
+
+    func category(_ row: CategoryRow, into writer: inout JSONWriter) {
+        writer.objectStart()
+        writer.key("name")
+        writer.string(row.name)
+        writer.key("product_count")
+        writer.int(row.productCount)
+        writer.key("url")
+        writer.string(categoryURL(row.name))
+        writer.key("products")
+        writer.string("\(base)/products/?category=\(PathComponent.encode(row.name))")
+        writer.objectEnd()
+    }
+
+    func importReport(_ report: ImportReport, into writer: inout JSONWriter) {
+        report.write(into: &writer, url: importURL(report.id))
+    }
+
+    /// `{"count", "next", "previous", "results"}`, the envelope SWAPI and Django REST Framework clients read.
+    func envelope<Row>(_ page: Page<Row>, request: Request, render: (Row, inout JSONWriter) -> Void) -> [UInt8] {
+        var writer = JSONWriter(capacity: 512 + page.rows.count * 400)
+        writer.objectStart()
+        writer.key("count")
+        writer.int(page.count)
+        writer.key("next")
+        writer.string(page.nextCursor.map { RequestURLs.listURL(base: base, request: request, cursor: $0) })
+        writer.key("previous")
+        writer.string(page.previousCursor.map { RequestURLs.listURL(base: base, request: request, cursor: $0) })
+        writer.key("results")
+        writer.arrayStart()
+        for row in page.rows { render(row, &writer) }
+        writer.arrayEnd()
+        writer.objectEnd()
+        return writer.bytes
+    }
+
+    /// Renders one object on its own.
+    static func single(_ render: (inout JSONWriter) -> Void) -> [UInt8] {
+        var writer = JSONWriter()
+        render(&writer)
+        return writer.bytes
+    }
+}
+
+/// Percent-encoding of keys placed in a URL path or query.
+enum PathComponent {
+    static func encode(_ text: String) -> String {
+        var encoded = ""
+        for byte in text.utf8 {
+            let scalar = Unicode.Scalar(byte)
+            if scalar.isASCII, scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-._~".unicodeScalars.contains(scalar) {
+                encoded.unicodeScalars.append(scalar)
+            } else {
+                encoded += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        return encoded
+    }
+}

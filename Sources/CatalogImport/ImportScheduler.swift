@@ -1,0 +1,70 @@
+import CatalogModel
+import Logging
+import ServiceLifecycle
+
+/// Imports every configured source once at start-up and then every `interval`, as a service of the application.
+///
+/// A failed run is retried sooner (30 s, doubling up to the interval) and never stops the service;
+/// graceful shutdown cancels runs in flight, which roll back.
+public struct ImportScheduler: Service {
+    public static let firstRetryDelay: Duration = .seconds(30)
+
+    let importer: Importer
+    /// nil disables scheduling: nothing is imported unless asked.
+    let interval: Duration?
+    let logger: Logger
+
+    public init(importer: Importer, interval: Duration?, logger: Logger) {
+        self.importer = importer
+        self.interval = interval
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        let sources = importer.configuredSources
+        guard let interval, !sources.isEmpty else {
+            logger.info(interval == nil ? "scheduled imports are off" : "no feed is configured: nothing to import")
+            // A service that returns early would stop the whole application.
+            try? await gracefulShutdown()
+            return
+        }
+        await withGracefulShutdownHandler {
+            await withTaskGroup(of: Void.self) { group in
+                for source in sources {
+                    group.addTask { await self.loop(source, interval: interval) }
+                }
+            }
+        } onGracefulShutdown: {
+            Task { await importer.cancelAll() }
+        }
+    }
+
+    private func loop(_ source: FeedSource, interval: Duration) async {
+        var retryDelay = Self.firstRetryDelay
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            var delay = interval
+            do {
+                let report = try await importer.run(source)
+                if report.status == .failed {
+                    delay = min(retryDelay, interval)
+                    retryDelay = min(retryDelay * 2, interval)
+                    logger.warning("next \(source.rawValue) import in \(delay)")
+                } else {
+                    retryDelay = Self.firstRetryDelay
+                }
+            } catch ImportStartError.alreadyRunning(let id) {
+                logger.info("scheduled \(source.rawValue) import skipped: run \(id) is in progress")
+            } catch {
+                logger.error("scheduled \(source.rawValue) import could not start: \(error)")
+                delay = min(retryDelay, interval)
+            }
+            // Up to 10% jitter so that many instances do not hit the upstream in step.
+            let pause = delay + delay * Double.random(in: 0...0.1)
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: pause) }
+            } catch {
+                return
+            }
+        }
+    }
+}

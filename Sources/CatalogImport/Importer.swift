@@ -1,0 +1,142 @@
+import CatalogModel
+import CatalogStore
+import Foundation
+import Logging
+
+/// Where each feed comes from. An empty URL disables that feed.
+public struct FeedLocations: Sendable {
+    public static let publicFilms = "https://swapi.dev/api/films/"
+    public static let publicProducts = "https://dummyjson.com/products"
+    /// DummyJSON page size the importer asks for.
+    public static let defaultProductPageSize = 100
+
+    public var films: String
+    public var products: String
+    public var productPageSize: Int
+
+    public init(films: String = publicFilms, products: String = publicProducts, productPageSize: Int = defaultProductPageSize) {
+        self.films = films
+        self.products = products
+        self.productPageSize = productPageSize
+    }
+
+    public func location(of source: FeedSource) -> String? {
+        let location = source == .films ? films : products
+        return location.isEmpty ? nil : location
+    }
+}
+
+/// Why an import could not start.
+public enum ImportStartError: Error, Sendable, Equatable {
+    /// A run of this source is in progress; its report id.
+    case alreadyRunning(Int64)
+    case notConfigured(FeedSource)
+}
+
+/// Runs imports, at most one per source at a time, whoever asks: the scheduler, `POST /imports` or the CLI.
+public actor Importer {
+    private let store: CatalogStore
+    private let client: UpstreamClient
+    private let locations: FeedLocations
+    private let logger: Logger
+    private var running: [FeedSource: (id: Int64, task: Task<ImportReport, Never>)] = [:]
+
+    public init(store: CatalogStore, locations: FeedLocations, client: UpstreamClient, logger: Logger) {
+        self.store = store
+        self.locations = locations
+        self.client = client
+        self.logger = logger
+    }
+
+    public nonisolated var configuredSources: [FeedSource] {
+        FeedSource.allCases.filter { locations.location(of: $0) != nil }
+    }
+
+    /// Starts a run in the background and returns its report, still `running`.
+    public func start(
+        _ source: FeedSource, from override: String? = nil, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }
+    ) async throws -> (report: ImportReport, completion: Task<ImportReport, Never>) {
+        if let current = running[source] { throw ImportStartError.alreadyRunning(current.id) }
+        guard let location = override ?? locations.location(of: source) else { throw ImportStartError.notConfigured(source) }
+        let report = try await store.beginImport(source: source)
+        if let current = running[source] {
+            // Another caller started one while we were writing the report row.
+            try await store.failImport(failed(report, because: "another run of \(source.rawValue) started first"))
+            throw ImportStartError.alreadyRunning(current.id)
+        }
+        let task = Task { await self.perform(report, location: location, progress: progress) }
+        running[source] = (report.id, task)
+        return (report, task)
+    }
+
+    /// Runs one import to the end and returns its final report.
+    public func run(_ source: FeedSource, from override: String? = nil, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) async throws
+        -> ImportReport
+    {
+        let (_, completion) = try await start(source, from: override, progress: progress)
+        return await withTaskCancellationHandler {
+            await completion.value
+        } onCancel: {
+            completion.cancel()
+        }
+    }
+
+    /// Cancels every run in progress and waits for each to roll back and record its failure.
+    public func cancelAll() async {
+        let tasks = running.values.map(\.task)
+        for task in tasks { task.cancel() }
+        for task in tasks { _ = await task.value }
+    }
+
+    private func finished(_ source: FeedSource) {
+        running[source] = nil
+    }
+
+    private nonisolated func failed(_ report: ImportReport, because reason: String) -> ImportReport {
+        var report = report
+        report.status = .failed
+        report.error = reason
+        report.finishedAt = Timestamp.now()
+        return report
+    }
+
+    private nonisolated func perform(_ report: ImportReport, location: String, progress: @escaping @Sendable (Int, Int) -> Void) async -> ImportReport {
+        let started = ContinuousClock.now
+        var report = report
+        var logger = self.logger
+        logger[metadataKey: "import"] = "\(report.id)"
+        logger.info("importing \(report.source.rawValue) from \(location)")
+        let outcome: ImportReport
+        do {
+            let reader = FeedReader(
+                client: client, previousPages: try await store.feedPages(source: report.source), deadline: started + client.policy.runTimeout,
+                progress: progress)
+            let listing: CompletedListing
+            switch report.source {
+            case .films: listing = try await reader.readFilms(from: location, report: &report)
+            case .products: listing = try await reader.readProducts(from: location, pageSize: locations.productPageSize, report: &report)
+            }
+            try Task.checkCancellation()
+            outcome = try await store.completeImport(report, listing: listing)
+            logger.info("\(outcome.summary) in \(Self.milliseconds(since: started)) ms")
+        } catch {
+            let reason = Task.isCancelled || error is CancellationError ? "cancelled: the service is shutting down" : String(describing: error)
+            outcome = failed(report, because: reason)
+            // Recorded from a fresh task: this one may be cancelled, and the store refuses work for cancelled tasks.
+            let store = self.store
+            let recorded = await Task { try await store.failImport(outcome) }.result
+            if case .failure(let recordError) = recorded {
+                logger.error("could not record the failed import: \(recordError)")
+            }
+            logger.error(
+                "\(outcome.summary) after \(Self.milliseconds(since: started)) ms; the store is unchanged. Point CATALOG_\(report.source.rawValue.uppercased())_URL at a reachable feed (scripts/demo runs a local one) or wait for the next scheduled run")
+        }
+        await finished(report.source)
+        return outcome
+    }
+
+    static func milliseconds(since start: ContinuousClock.Instant) -> Int64 {
+        let elapsed = ContinuousClock.now - start
+        return elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+    }
+}

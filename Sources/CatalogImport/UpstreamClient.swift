@@ -1,0 +1,256 @@
+import Foundation
+import Logging
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// How patient and how trusting the upstream client is. Every value has a default that works against public APIs.
+public struct UpstreamPolicy: Sendable {
+    /// Longest wait for one response.
+    public var requestTimeout: Duration = .seconds(30)
+    /// Longest a whole run (all pages, all retries) may take.
+    public var runTimeout: Duration = .seconds(600)
+    /// Tries per page, the first included, on connection errors, 429 and 5xx.
+    public var maximumAttempts = 4
+    /// First retry delay; doubled each time, with up to 50% jitter, capped by `maximumBackoff`.
+    public var initialBackoff: Duration = .milliseconds(500)
+    public var maximumBackoff: Duration = .seconds(30)
+    /// A response body larger than this fails the run.
+    public var maximumResponseBytes = 256 * 1024 * 1024
+    /// Largest number of pages one listing may have; guards against a `next` chain that never ends.
+    public var maximumPages = 100_000
+
+    public init() {}
+}
+
+/// What the upstream answered for one page.
+public enum UpstreamAnswer: Sendable {
+    /// 304: the page is what it was when it had the ETag we sent.
+    case notModified
+    case body(UpstreamBody)
+}
+
+/// A successful response.
+public struct UpstreamBody: Sendable {
+    public var bytes: [UInt8]
+    public var etag: String?
+    public var lastModified: String?
+    public var contentType: String?
+}
+
+/// Why a page could not be fetched: names the URL, the page and the cause.
+public struct UpstreamError: Error, Sendable, CustomStringConvertible {
+    public var url: String
+    public var page: Int
+    public var cause: String
+
+    public var description: String { "page \(page) (\(url)): \(cause)" }
+}
+
+/// Fetches feed pages over HTTP(S), or from files for `file://` URLs and plain paths.
+public struct UpstreamClient: Sendable {
+    public let policy: UpstreamPolicy
+    let logger: Logger
+
+    public init(policy: UpstreamPolicy = UpstreamPolicy(), logger: Logger) {
+        self.policy = policy
+        self.logger = logger
+    }
+
+    /// Fetches one page, retrying transient failures; `deadline` bounds the whole run.
+    public func fetch(
+        _ location: String, page: Int, etag: String?, lastModified: String?, deadline: ContinuousClock.Instant
+    ) async throws -> UpstreamAnswer {
+        guard let url = Self.url(location) else {
+            throw UpstreamError(url: location, page: page, cause: "not a URL or a file path")
+        }
+        if url.isFileURL { return try readFile(url, page: page) }
+        guard url.scheme == "http" || url.scheme == "https" else {
+            throw UpstreamError(url: location, page: page, cause: "unsupported scheme '\(url.scheme ?? "")'; use http, https or file")
+        }
+        var attempt = 1
+        var backoff = policy.initialBackoff
+        while true {
+            try Task.checkCancellation()
+            let outcome = await attemptFetch(url, etag: etag, lastModified: lastModified)
+            let retryAfter: Duration?
+            switch outcome {
+            case .answer(let answer):
+                return answer
+            case .permanent(let cause):
+                throw UpstreamError(url: location, page: page, cause: cause)
+            case .transient(let cause, let suggested):
+                guard attempt < policy.maximumAttempts else {
+                    throw UpstreamError(url: location, page: page, cause: "\(cause) (gave up after \(attempt) attempts)")
+                }
+                retryAfter = suggested
+                let jitter = backoff * Double.random(in: 0...0.5)
+                let delay = min(retryAfter ?? (backoff + jitter), policy.maximumBackoff)
+                guard ContinuousClock.now + delay < deadline else {
+                    throw UpstreamError(url: location, page: page, cause: "\(cause); no time left in the run to retry")
+                }
+                logger.warning("upstream page \(page) (\(location)): \(cause); retry \(attempt) of \(policy.maximumAttempts - 1) in \(delay)")
+                try await Task.sleep(for: delay)
+                backoff = min(backoff * 2, policy.maximumBackoff)
+                attempt += 1
+            }
+        }
+    }
+
+    /// A location as a URL: absolute URLs as they are, anything else as a file path.
+    static func url(_ location: String) -> URL? {
+        if location.contains("://") { return URL(string: location) }
+        guard !location.isEmpty else { return nil }
+        return URL(fileURLWithPath: location)
+    }
+
+    private func readFile(_ url: URL, page: Int) throws -> UpstreamAnswer {
+        do {
+            let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+            if let size = attributes[.size] as? Int, size > policy.maximumResponseBytes {
+                throw UpstreamError(url: url.path, page: page, cause: "file is \(size) bytes, over the \(policy.maximumResponseBytes)-byte limit")
+            }
+            let data = try Data(contentsOf: url)
+            return .body(UpstreamBody(bytes: Array(data), etag: nil, lastModified: nil, contentType: nil))
+        } catch let error as UpstreamError {
+            throw error
+        } catch {
+            throw UpstreamError(url: url.path, page: page, cause: "cannot read the file: \(error.localizedDescription)")
+        }
+    }
+
+    enum Outcome {
+        case answer(UpstreamAnswer)
+        case transient(String, retryAfter: Duration?)
+        case permanent(String)
+    }
+
+    private func attemptFetch(_ url: URL, etag: String?, lastModified: String?) async -> Outcome {
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: policy.requestTimeout.seconds)
+        request.setValue("application/json, application/x-ndjson;q=0.9, */*;q=0.1", forHTTPHeaderField: "Accept")
+        request.setValue("catalogd", forHTTPHeaderField: "User-Agent")
+        if let etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
+        if let lastModified { request.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since") }
+        let result: BoundedDownload.Result
+        do {
+            result = try await BoundedDownload.run(request, limit: policy.maximumResponseBytes)
+        } catch let error as BoundedDownload.TooLarge {
+            return .permanent("response is larger than the \(error.limit)-byte limit")
+        } catch is CancellationError {
+            return .permanent("cancelled")
+        } catch {
+            return .transient("connection failed: \(error.localizedDescription)", retryAfter: nil)
+        }
+        let response = result.response
+        let header = { (name: String) in response.value(forHTTPHeaderField: name) }
+        switch response.statusCode {
+        case 200..<300:
+            return .answer(.body(UpstreamBody(bytes: result.body, etag: header("ETag"), lastModified: header("Last-Modified"), contentType: header("Content-Type"))))
+        case 304:
+            return .answer(.notModified)
+        case 429, 500..<600:
+            let retryAfter = header("Retry-After").flatMap(Int.init).map { Duration.seconds(max(0, $0)) }
+            return .transient("HTTP \(response.statusCode)", retryAfter: retryAfter)
+        default:
+            return .permanent("HTTP \(response.statusCode)")
+        }
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}
+
+/// One HTTP exchange whose body is cut off at a byte limit instead of being buffered whole.
+///
+/// `URLSession.data(for:)` would read a 2 GB body into memory before we could look at its size; a data
+/// delegate sees the bytes as they arrive and cancels the task once the limit is passed.
+enum BoundedDownload {
+    struct Result {
+        var response: HTTPURLResponse
+        var body: [UInt8]
+    }
+
+    struct TooLarge: Error {
+        var limit: Int
+    }
+
+    static func run(_ request: URLRequest, limit: Int) async throws -> Result {
+        let delegate = Delegate(limit: limit)
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        defer { session.finishTasksAndInvalidate() }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                delegate.start(session.dataTask(with: request), continuation: continuation)
+            }
+        } onCancel: {
+            delegate.cancel()
+        }
+    }
+
+    /// State is touched from URLSession's delegate queue and from cancellation; the lock serialises both.
+    final class Delegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+        private let lock = NSLock()
+        private let limit: Int
+        private var body: [UInt8] = []
+        private var task: URLSessionDataTask?
+        private var continuation: CheckedContinuation<Result, any Error>?
+        private var failure: (any Error)?
+
+        init(limit: Int) {
+            self.limit = limit
+        }
+
+        func start(_ task: URLSessionDataTask, continuation: CheckedContinuation<Result, any Error>) {
+            let cancelledAlready = lock.withLock {
+                self.task = task
+                self.continuation = continuation
+                return failure != nil
+            }
+            task.resume()
+            if cancelledAlready { task.cancel() }
+        }
+
+        func cancel() {
+            let task = lock.withLock {
+                failure = failure ?? CancellationError()
+                return self.task
+            }
+            task?.cancel()
+        }
+
+        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+            let overLimit = lock.withLock {
+                body.append(contentsOf: data)
+                if body.count > limit {
+                    failure = failure ?? TooLarge(limit: limit)
+                    body = []
+                    return true
+                }
+                return false
+            }
+            if overLimit { dataTask.cancel() }
+        }
+
+        func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+            let (continuation, outcome): (CheckedContinuation<Result, any Error>?, Swift.Result<Result, any Error>) = lock.withLock {
+                let continuation = self.continuation
+                self.continuation = nil
+                if let failure { return (continuation, .failure(failure)) }
+                if let error { return (continuation, .failure(error)) }
+                guard let response = task.response as? HTTPURLResponse else {
+                    return (continuation, .failure(URLError(.badServerResponse)))
+                }
+                return (continuation, .success(Result(response: response, body: body)))
+            }
+            continuation?.resume(with: outcome)
+        }
+    }
+}

@@ -1,0 +1,216 @@
+import ArgumentParser
+import CatalogAPI
+import CatalogImport
+import CatalogModel
+import CatalogStore
+import Foundation
+import Logging
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `catalogd`: keeps a local copy of a remote catalogue in sync and serves it over REST.
+@main
+struct Catalogd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Keeps a local copy of a remote films and products catalogue in sync and serves it over REST.",
+        subcommands: [Serve.self, Import.self, Check.self, Migrate.self, Healthcheck.self],
+        defaultSubcommand: Serve.self)
+}
+
+/// Options every command shares.
+struct CommonOptions: ParsableArguments {
+    @Option(help: "SQLite file of the store (CATALOG_DATABASE; default ./data/catalog.sqlite).")
+    var database: String?
+
+    @Option(help: "trace, debug, info, notice, warning, error or critical (CATALOG_LOG_LEVEL; default info).")
+    var logLevel: String?
+
+    @Option(help: "text or json (CATALOG_LOG_FORMAT; default text).")
+    var logFormat: String?
+
+    var environment: [String: String] { ProcessInfo.processInfo.environment }
+
+    func source(_ flag: String, _ variable: String, _ value: String?) -> OptionSource {
+        OptionSource(flag: flag, variable: variable, flagValue: value, environment: environment)
+    }
+
+    var databasePath: String {
+        source("--database", "CATALOG_DATABASE", database).string(default: ServiceConfiguration().databasePath)
+    }
+
+    /// Sets up logging once for the process and returns the service's logger.
+    func bootstrapLogging() throws -> Logger {
+        let levelName = try source("--log-level", "CATALOG_LOG_LEVEL", logLevel).oneOf(
+            Logger.Level.allCases.map(\.rawValue), default: "info")
+        let format = try source("--log-format", "CATALOG_LOG_FORMAT", logFormat).oneOf(["text", "json"], default: "text")
+        let level = Logger.Level(rawValue: levelName) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler: any LogHandler = format == "json" ? JSONLogHandler(label: label) : StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        return Logger(label: "catalogd")
+    }
+}
+
+extension Catalogd {
+    /// Runs the HTTP service and the scheduled importer until SIGTERM or SIGINT.
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Serve the catalogue over HTTP and keep it in sync (the default command).")
+
+        @OptionGroup var common: CommonOptions
+        @Option(help: "Address to listen on (CATALOG_HOST; default 127.0.0.1).") var host: String?
+        @Option(help: "Port to listen on (CATALOG_PORT; default 8080).") var port: String?
+        @Option(help: "SWAPI-shaped films feed; empty disables it (CATALOG_FILMS_URL; default the public Star Wars API).") var filmsURL: String?
+        @Option(help: "DummyJSON, JSON array or NDJSON products feed; empty disables it (CATALOG_PRODUCTS_URL; default DummyJSON).")
+        var productsURL: String?
+        @Option(help: "Products asked for per DummyJSON page (CATALOG_PRODUCTS_PAGE_SIZE; default 100).") var productsPageSize: String?
+        @Option(help: "Time between scheduled imports, e.g. 30s, 15m, 1h, or off (CATALOG_IMPORT_INTERVAL; default 15m).")
+        var importInterval: String?
+        @Option(help: "Bearer token for writes (CATALOG_API_TOKEN; default none: writes refused).") var apiToken: String?
+        @Option(help: "File holding the bearer token (CATALOG_API_TOKEN_FILE).") var apiTokenFile: String?
+        @Option(help: "How long change history is kept, e.g. 30d (CATALOG_HISTORY_RETENTION; default 30d).") var historyRetention: String?
+        @Option(help: "Largest request body, e.g. 32MiB (CATALOG_MAX_BODY; default 32MiB).") var maxBody: String?
+        @Option(help: "Base URL for links in responses (CATALOG_PUBLIC_URL; default: from the request's Host).") var publicURL: String?
+
+        func run() async throws {
+            let logger = try common.bootstrapLogging()
+            let configuration = try resolve()
+            let (application, _) = try await buildApplication(configuration, logger: logger)
+            try await application.runService()
+            logger.info("catalogd stopped")
+        }
+
+        /// Reads every option from its flag or variable; the first bad value stops start-up with one line.
+        func resolve() throws -> ServiceConfiguration {
+            var configuration = ServiceConfiguration()
+            let source = common.source
+            configuration.databasePath = common.databasePath
+            configuration.host = source("--host", "CATALOG_HOST", host).string(default: configuration.host)
+            configuration.port = try source("--port", "CATALOG_PORT", port).integer(default: configuration.port, in: 0...65535)
+            configuration.feeds.films = try source("--films-url", "CATALOG_FILMS_URL", filmsURL).url(default: configuration.feeds.films) ?? ""
+            configuration.feeds.products = try source("--products-url", "CATALOG_PRODUCTS_URL", productsURL).url(default: configuration.feeds.products) ?? ""
+            configuration.feeds.productPageSize = try source("--products-page-size", "CATALOG_PRODUCTS_PAGE_SIZE", productsPageSize).integer(
+                default: configuration.feeds.productPageSize, in: 1...10_000)
+            configuration.importInterval = try source("--import-interval", "CATALOG_IMPORT_INTERVAL", importInterval).duration(
+                default: configuration.importInterval, allowOff: true)
+            configuration.historyRetention =
+                try source("--history-retention", "CATALOG_HISTORY_RETENTION", historyRetention).duration(
+                    default: configuration.historyRetention, allowOff: false) ?? configuration.historyRetention
+            configuration.maximumBodyBytes = try source("--max-body", "CATALOG_MAX_BODY", maxBody).byteSize(default: configuration.maximumBodyBytes)
+            configuration.publicURL = try source("--public-url", "CATALOG_PUBLIC_URL", publicURL).url(default: nil)
+            let tokenFile = source("--api-token-file", "CATALOG_API_TOKEN_FILE", apiTokenFile)
+            if let token = source("--api-token", "CATALOG_API_TOKEN", apiToken).value, !token.isEmpty {
+                configuration.apiToken = token
+            } else if let path = tokenFile.value, !path.isEmpty {
+                guard let contents = FileManager.default.contents(atPath: path), let token = String(data: contents, encoding: .utf8) else {
+                    throw tokenFile.fail("cannot read the token file \(path)")
+                }
+                let trimmed = token.trimmingCharacters(in: .whitespacesAndNewlines)
+                guard !trimmed.isEmpty else { throw tokenFile.fail("the token file \(path) is empty") }
+                configuration.apiToken = trimmed
+            }
+            return configuration
+        }
+    }
+
+    /// One import run from the command line.
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Import one feed once, print the report, exit 0 on success and 1 on failure.")
+
+        @OptionGroup var common: CommonOptions
+        @Argument(help: "films or products") var source: String
+        @Option(help: "Feed URL or file path (default CATALOG_FILMS_URL / CATALOG_PRODUCTS_URL, else the public feed).") var from: String?
+        @Option(help: "Products per DummyJSON page (CATALOG_PRODUCTS_PAGE_SIZE; default 100).") var productsPageSize: String?
+        @Flag(help: "Print the report as JSON.") var json = false
+
+        func run() async throws {
+            let logger = try common.bootstrapLogging()
+            guard let feed = FeedSource(rawValue: source) else {
+                throw ValidationError("source must be films or products, got '\(source)'")
+            }
+            var locations = FeedLocations()
+            let environment = common.environment
+            locations.films = environment["CATALOG_FILMS_URL"] ?? locations.films
+            locations.products = environment["CATALOG_PRODUCTS_URL"] ?? locations.products
+            locations.productPageSize = try common.source("--products-page-size", "CATALOG_PRODUCTS_PAGE_SIZE", productsPageSize).integer(
+                default: locations.productPageSize, in: 1...10_000)
+            let store = try CatalogStore(path: common.databasePath)
+            let importer = Importer(store: store, locations: locations, client: UpstreamClient(logger: logger), logger: logger)
+            let showsProgress = isatty(STDERR_FILENO) == 1 && !json
+            let report = try await importer.run(feed, from: from) { pages, records in
+                if showsProgress { FileHandle.standardError.write(Data("\r\(pages) pages, \(records) records read".utf8)) }
+            }
+            if showsProgress { FileHandle.standardError.write(Data("\n".utf8)) }
+            print(json ? ReportText.json(report) : ReportText.text(report))
+            if report.status != .succeeded { throw ExitCode.failure }
+        }
+    }
+
+    /// Integrity check of a store file.
+    struct Check: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check the store: SQLite integrity, derived counts against a recount, history continuity. Exit 1 if anything is wrong.")
+
+        @OptionGroup var common: CommonOptions
+
+        func run() async throws {
+            let store = try CatalogStore(path: common.databasePath)
+            let problems = try await store.check()
+            guard problems.isEmpty else {
+                print("\(common.databasePath): \(problems.count) problem(s)")
+                for problem in problems { print("  \(problem)") }
+                throw ExitCode.failure
+            }
+            print("\(common.databasePath): ok")
+        }
+    }
+
+    /// Applies pending migrations and lists them.
+    struct Migrate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create or migrate the store and list the applied migrations.")
+
+        @OptionGroup var common: CommonOptions
+
+        func run() async throws {
+            let store = try CatalogStore(path: common.databasePath)
+            for migration in try await store.appliedMigrations() { print("applied: \(migration)") }
+        }
+    }
+
+    /// For container health checks, so the image needs no curl.
+    struct Healthcheck: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Exit 0 if the service answers /healthz with 200.")
+
+        @Option(help: "URL to probe (default http://127.0.0.1:$CATALOG_PORT/healthz).") var url: String?
+
+        func run() async throws {
+            let port = ProcessInfo.processInfo.environment["CATALOG_PORT"] ?? "8080"
+            guard let target = URL(string: url ?? "http://127.0.0.1:\(port)/healthz") else { throw ValidationError("not a URL: \(url ?? "")") }
+            var request = URLRequest(url: target)
+            request.timeoutInterval = 3
+            let (_, response) = try await URLSession.shared.data(for: request)
+            guard (response as? HTTPURLResponse)?.statusCode == 200 else { throw ExitCode.failure }
+        }
+    }
+}
+
+/// How `catalogd import` prints a report.
+enum ReportText {
+    static func text(_ report: ImportReport) -> String {
+        var lines = ["import \(report.id): \(report.summary)"]
+        for rejection in report.rejections.prefix(20) {
+            lines.append("  rejected #\(rejection.index)\(rejection.key.map { " (\($0))" } ?? ""): \(rejection.reason)")
+        }
+        if report.rejected > 20 { lines.append("  … \(report.rejected - 20) more rejections in GET /imports/\(report.id)") }
+        return lines.joined(separator: "\n")
+    }
+
+    static func json(_ report: ImportReport) -> String {
+        var writer = JSONWriter()
+        report.write(into: &writer, url: nil)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+}

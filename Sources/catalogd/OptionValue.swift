@@ -1,0 +1,84 @@
+import Foundation
+
+/// A configuration value that cannot be used; the message names the option, as start-up prints it.
+struct ConfigurationError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ option: String, _ variable: String, _ problem: String) {
+        description = "invalid \(option) (\(variable)): \(problem)"
+    }
+}
+
+/// One option as the flag gave it, else as the environment gave it; the flag wins.
+struct OptionSource {
+    let flag: String
+    let variable: String
+    let flagValue: String?
+    let environment: [String: String]
+
+    var value: String? { flagValue ?? environment[variable] }
+
+    func fail(_ problem: String) -> ConfigurationError {
+        ConfigurationError(flag, variable, problem)
+    }
+
+    /// `30s`, `15m`, `1h`, `30d`, `500ms`; `off` (when allowed) gives nil.
+    func duration(default fallback: Duration?, allowOff: Bool) throws -> Duration? {
+        guard let text = value?.trimmingCharacters(in: .whitespaces).lowercased(), !text.isEmpty else { return fallback }
+        if allowOff, text == "off" { return nil }
+        let units: [(String, Int64)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000), ("d", 86_400_000)]
+        for (suffix, milliseconds) in units where text.hasSuffix(suffix) {
+            let number = text.dropLast(suffix.count)
+            guard let amount = Int64(number), amount > 0, amount < Int64.max / milliseconds else { break }
+            return .milliseconds(amount * milliseconds)
+        }
+        throw fail("'\(text)' is not a duration; use a positive number with ms, s, m, h or d (e.g. 15m)\(allowOff ? ", or off" : "")")
+    }
+
+    /// `32MiB`, `512KiB`, `1GiB`, `1048576` (bytes); KB/MB/GB are read as powers of 1024 too.
+    func byteSize(default fallback: Int) throws -> Int {
+        guard let text = value?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return fallback }
+        let units: [(String, Int)] = [
+            ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10), ("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10), ("B", 1),
+        ]
+        var number = Substring(text)
+        var multiplier = 1
+        for (suffix, size) in units where text.hasSuffix(suffix) {
+            number = text.dropLast(suffix.count)
+            multiplier = size
+            break
+        }
+        guard let amount = Int(number.trimmingCharacters(in: .whitespaces)), amount > 0, amount <= (1 << 40) / multiplier else {
+            throw fail("'\(text)' is not a size; use a positive number of bytes with an optional KiB, MiB or GiB (e.g. 32MiB)")
+        }
+        return amount * multiplier
+    }
+
+    func integer(default fallback: Int, in range: ClosedRange<Int>) throws -> Int {
+        guard let text = value?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return fallback }
+        guard let number = Int(text), range.contains(number) else {
+            throw fail("'\(text)' is not an integer from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return number
+    }
+
+    func string(default fallback: String) -> String {
+        value ?? fallback
+    }
+
+    func oneOf(_ allowed: [String], default fallback: String) throws -> String {
+        let text = (value ?? fallback).lowercased()
+        guard allowed.contains(text) else { throw fail("'\(text)' is not one of \(allowed.joined(separator: ", "))") }
+        return text
+    }
+
+    /// An absolute http(s) URL, or empty; trailing slashes are kept as given.
+    func url(default fallback: String?) throws -> String? {
+        guard let text = value ?? fallback, !text.isEmpty else { return nil }
+        guard let url = URL(string: text), ["http", "https", "file"].contains(url.scheme ?? ""), url.host != nil || url.scheme == "file" else {
+            if !text.contains("://") { return text }  // a plain file path
+            throw fail("'\(text)' is not an http(s) or file URL")
+        }
+        return text
+    }
+}
