@@ -96,20 +96,24 @@ let package = Package(
         ),
         .testTarget(
             name: "CatalogStoreTests",
-            dependencies: ["CatalogStore", "CatalogModel"],
+            dependencies: ["CatalogStore", "CatalogModel", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CatalogImportTests",
-            dependencies: ["CatalogImport", "CatalogStore", "CatalogFixtures"],
+            dependencies: [
+                "CatalogImport", "CatalogStore", "CatalogModel", "CatalogFixtures",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CatalogAPITests",
             dependencies: [
-                "CatalogAPI",
-                "CatalogFixtures",
+                "CatalogAPI", "CatalogStore", "CatalogModel", "CatalogImport", "CatalogFixtures",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -4,85 +4,149 @@ import Foundation
 
 /// Reads a feed's complete listing, page by page, validating every record.
 ///
-/// Pages the upstream answers 304 are not parsed: their keys come from the previous run's page state,
-/// so that the mirror step still knows they are part of the listing.
+/// The first pass sends each page's stored `ETag`/`Last-Modified`. When every page answers 304 the listing
+/// is unchanged and nothing is parsed or written. When some pages changed, a 304 page's records are still
+/// part of the listing (the mirror step would otherwise delete them), so the listing is read again without
+/// conditions: cheaper than keeping every page's keys, and always right.
 struct FeedReader {
     let client: UpstreamClient
+    let store: CatalogStore
     let previousPages: [String: FeedPageState]
     let deadline: ContinuousClock.Instant
-    /// Called after each page with the number of records read so far.
+    /// Called after each page with the number of pages and records read so far.
     let progress: @Sendable (_ pages: Int, _ records: Int) -> Void
 
-    /// Records accumulated over the pages of one run.
-    struct Accumulator<Record> {
-        var records: [Record] = []
-        var keys: [String] = []
-        var positionOfKey: [String: Int] = [:]
-        var unchangedKeys: Set<String> = []
-        var pages: [FeedPageState] = []
-        var nextIndex = 0
+    /// Products are staged in batches of this many.
+    static let stagingBatchSize = 1000
 
-        /// Adds a valid record; a second record with the same key replaces the first, and the report says so.
-        mutating func add(_ record: Record, key: String, index: Int, report: inout ImportReport) {
-            if let earlier = positionOfKey[key] {
-                report.reject(Rejection(index: earlier, key: key, reason: "duplicate key: replaced by the record at index \(index)"))
-                records[earlier] = record
-                keys[earlier] = key
-            } else {
-                positionOfKey[key] = records.count
-                records.append(record)
-                keys.append(key)
-            }
-        }
+    /// What one pass over the listing found.
+    enum Pass {
+        case complete(CompletedListing)
+        /// Every page answered 304.
+        case unchanged(CompletedListing)
+        /// Some pages answered 304 and some did not: read again unconditionally.
+        case mixed
     }
 
     func readFilms(from start: String, report: inout ImportReport) async throws -> CompletedListing {
-        var accumulator = Accumulator<Film>()
+        try await readTwice(report: &report) { conditional, report in
+            try await filmPass(from: start, conditional: conditional, report: &report)
+        }
+    }
+
+    func readProducts(from start: String, pageSize: Int, report: inout ImportReport) async throws -> CompletedListing {
+        try await readTwice(report: &report) { conditional, report in
+            try await productPass(from: start, pageSize: pageSize, conditional: conditional, report: &report)
+        }
+    }
+
+    private func readTwice(
+        report: inout ImportReport, pass: (_ conditional: Bool, _ report: inout ImportReport) async throws -> Pass
+    ) async throws -> CompletedListing {
+        let initial = report
+        switch try await pass(!previousPages.isEmpty, &report) {
+        case .complete(let listing), .unchanged(let listing):
+            return listing
+        case .mixed:
+            report = initial
+            guard case .complete(let listing) = try await pass(false, &report) else {
+                throw UpstreamError(url: "", page: 0, cause: "the upstream answered 304 to an unconditional request")
+            }
+            return listing
+        }
+    }
+
+    /// Tracks whether a pass has seen 304s, bodies, or both.
+    private struct Freshness {
+        var notModified = 0
+        var changed = 0
+        var isMixed: Bool { notModified > 0 && changed > 0 }
+    }
+
+    private func filmPass(from start: String, conditional: Bool, report: inout ImportReport) async throws -> Pass {
+        var films: [Film] = []
+        var positionOfKey: [Int: (slot: Int, index: Int)] = [:]
+        var pages: [FeedPageState] = []
+        var freshness = Freshness()
         var location: String? = start
         var visited: Set<String> = []
         var pageNumber = 0
+        var nextIndex = 0
         while let current = location {
             pageNumber += 1
             try checkPageBudget(pageNumber, location: current, visited: &visited)
-            let previous = previousPages[current]
+            let previous = conditional ? previousPages[current] : nil
             switch try await client.fetch(current, page: pageNumber, etag: previous?.etag, lastModified: previous?.lastModified, deadline: deadline) {
             case .notModified:
-                guard let previous else { throw UpstreamError(url: current, page: pageNumber, cause: "304 Not Modified to an unconditional request") }
-                accumulate(notModified: previous, into: &accumulator, report: &report)
+                freshness.notModified += 1
+                guard let previous, !freshness.isMixed else { return .mixed }
+                pages.append(previous)
+                nextIndex += previous.records
+                report.fetched += previous.records
                 location = previous.nextURL
             case .body(let body):
+                freshness.changed += 1
+                defer { body.discard() }
+                if freshness.isMixed { return .mixed }
                 let page: SWAPIPage
                 do {
-                    page = try SWAPIPage(body: body.bytes)
-                } catch {
+                    page = try SWAPIPage(body: try body.bytes())
+                } catch let error as FeedError {
                     throw UpstreamError(url: current, page: pageNumber, cause: error.description)
                 }
-                var pageKeys: [String] = []
                 for json in page.results {
-                    let index = accumulator.nextIndex
-                    accumulator.nextIndex += 1
+                    let index = nextIndex
+                    nextIndex += 1
                     report.fetched += 1
                     do {
                         let film = try Film(json: json)
-                        let key = String(film.episodeID)
-                        pageKeys.append(key)
-                        accumulator.add(film, key: key, index: index, report: &report)
+                        if let earlier = positionOfKey[film.episodeID] {
+                            report.reject(
+                                Rejection(index: earlier.index, key: String(film.episodeID), reason: "duplicate key: replaced by the record at index \(index)"))
+                            films[earlier.slot] = film
+                            positionOfKey[film.episodeID] = (earlier.slot, index)
+                        } else {
+                            positionOfKey[film.episodeID] = (films.count, index)
+                            films.append(film)
+                        }
                     } catch {
                         report.reject(Rejection(index: index, key: Film.key(of: json), reason: error.reason))
                     }
                 }
                 if let next = page.next { try checkSameHost(next, as: start, page: pageNumber) }
-                accumulator.pages.append(
-                    FeedPageState(url: current, etag: body.etag, lastModified: body.lastModified, nextURL: page.next, total: page.count, keys: pageKeys))
+                pages.append(
+                    FeedPageState(
+                        url: current, etag: body.etag, lastModified: body.lastModified, nextURL: page.next, total: page.count,
+                        records: page.results.count))
                 location = page.next
             }
-            progress(pageNumber, accumulator.nextIndex)
+            progress(pageNumber, nextIndex)
         }
-        return CompletedListing(records: .films(accumulator.records), unchangedKeys: accumulator.unchangedKeys, pages: accumulator.pages)
+        if freshness.changed == 0 {
+            return .unchanged(CompletedListing(records: .unchanged(nextIndex), pages: pages))
+        }
+        return .complete(CompletedListing(records: .films(films), pages: pages))
     }
 
-    func readProducts(from start: String, pageSize: Int, report: inout ImportReport) async throws -> CompletedListing {
-        var accumulator = Accumulator<Product>()
+    private func productPass(from start: String, pageSize: Int, conditional: Bool, report: inout ImportReport) async throws -> Pass {
+        let staging = try store.makeStaging()
+        do {
+            let pass = try await productPass(from: start, pageSize: pageSize, conditional: conditional, staging: staging, report: &report)
+            if case .complete = pass { return pass }
+            staging.discard()
+            return pass
+        } catch {
+            staging.discard()
+            throw error
+        }
+    }
+
+    private func productPass(
+        from start: String, pageSize: Int, conditional: Bool, staging: ImportStaging, report: inout ImportReport
+    ) async throws -> Pass {
+        var stager = Stager(staging: staging)
+        var pages: [FeedPageState] = []
+        var freshness = Freshness()
         var skip = 0
         var expectedTotal: Int?
         var pageNumber = 0
@@ -91,67 +155,114 @@ struct FeedReader {
             pageNumber += 1
             let current = Self.pagedLocation(start, limit: pageSize, skip: skip)
             try checkPageBudget(pageNumber, location: current, visited: &visited)
-            let previous = previousPages[current]
-            let pageTotal: Int?
-            let pageCount: Int
+            let previous = conditional ? previousPages[current] : nil
+            let page: FeedPageState
             switch try await client.fetch(current, page: pageNumber, etag: previous?.etag, lastModified: previous?.lastModified, deadline: deadline) {
             case .notModified:
-                guard let previous else { throw UpstreamError(url: current, page: pageNumber, cause: "304 Not Modified to an unconditional request") }
-                accumulate(notModified: previous, into: &accumulator, report: &report)
-                pageTotal = previous.total
-                pageCount = previous.keys.count
+                freshness.notModified += 1
+                guard let previous, !freshness.isMixed else { return .mixed }
+                page = previous
+                stager.nextIndex += previous.records
+                report.fetched += previous.records
             case .body(let body):
-                let content: ProductFeedDocument.Content
+                freshness.changed += 1
+                defer { body.discard() }
+                if freshness.isMixed { return .mixed }
                 do {
-                    let declared: ProductFeedFormat? = body.contentType?.contains("ndjson") == true ? .ndjson : nil
-                    content = try ProductFeedDocument.parse(body.bytes, format: declared)
-                } catch {
+                    let (records, total) = try await stager.stage(body, report: &report)
+                    page = FeedPageState(url: current, etag: body.etag, lastModified: body.lastModified, nextURL: nil, total: total, records: records)
+                } catch let error as FeedError {
                     throw UpstreamError(url: current, page: pageNumber, cause: error.description)
                 }
-                var pageKeys: [String] = []
-                for record in content.records {
-                    let index = accumulator.nextIndex
-                    accumulator.nextIndex += 1
-                    report.fetched += 1
-                    do {
-                        let json = try record.get()
-                        do {
-                            let product = try Product(json: json)
-                            pageKeys.append(product.serialCode)
-                            accumulator.add(product, key: product.serialCode, index: index, report: &report)
-                        } catch {
-                            report.reject(Rejection(index: index, key: Product.key(of: json), reason: error.reason))
-                        }
-                    } catch {
-                        report.reject(Rejection(index: index, key: nil, reason: error.reason))
-                    }
-                }
-                accumulator.pages.append(
-                    FeedPageState(url: current, etag: body.etag, lastModified: body.lastModified, nextURL: nil, total: content.total, keys: pageKeys))
-                pageTotal = content.total
-                pageCount = content.records.count
             }
-            progress(pageNumber, accumulator.nextIndex)
+            pages.append(page)
+            progress(pageNumber, stager.nextIndex)
             // Only the DummyJSON layout is paged; an array or NDJSON document is the whole listing.
-            guard let total = pageTotal else { break }
+            guard let total = page.total else { break }
             if let expectedTotal, expectedTotal != total {
                 throw UpstreamError(url: current, page: pageNumber, cause: "the listing changed while it was read (total \(expectedTotal), now \(total))")
             }
             expectedTotal = total
-            skip += pageCount
-            if skip < total && pageCount == 0 {
+            skip += page.records
+            if skip < total && page.records == 0 {
                 throw UpstreamError(url: current, page: pageNumber, cause: "page is empty but only \(skip) of \(total) products were read")
             }
         } while skip < (expectedTotal ?? 0)
-        return CompletedListing(records: .products(accumulator.records), unchangedKeys: accumulator.unchangedKeys, pages: accumulator.pages)
+        try await stager.flush(report: &report)
+        if freshness.changed == 0 {
+            return .unchanged(CompletedListing(records: .unchanged(stager.nextIndex), pages: pages))
+        }
+        return .complete(CompletedListing(records: .stagedProducts(staging), pages: pages))
     }
 
-    private func accumulate<Record>(notModified page: FeedPageState, into accumulator: inout Accumulator<Record>, report: inout ImportReport) {
-        accumulator.pages.append(page)
-        accumulator.unchangedKeys.formUnion(page.keys)
-        accumulator.nextIndex += page.keys.count
-        report.fetched += page.keys.count
+    /// Validates product records and stages them in batches, numbering them across pages.
+    private struct Stager {
+        let staging: ImportStaging
+        var nextIndex = 0
+        var batch: [(index: Int, product: Product)] = []
+
+        /// Stages one document; returns how many records it held and the listing total it announced.
+        mutating func stage(_ body: UpstreamBody, report: inout ImportReport) async throws -> (records: Int, total: Int?) {
+            var first = true
+            var isNDJSON = body.contentType?.contains("ndjson") == true
+            var decoder = NDJSONDecoder()
+            var records = 0
+            var total: Int?
+            do {
+                try await body.forEachChunk { chunk in
+                    if first {
+                        first = false
+                        isNDJSON = isNDJSON || ProductFeedDocument.detectFormat(chunk) == .ndjson
+                        if !isNDJSON {
+                            // A JSON document has to be parsed whole.
+                            let content = try ProductFeedDocument.parse(try body.bytes(), format: .dummyJSON)
+                            total = content.total
+                            records = content.records.count
+                            try await add(content.records, report: &report)
+                            throw StopReading()
+                        }
+                    }
+                    let lines = try decoder.feed(chunk)
+                    records += lines.count
+                    try await add(lines, report: &report)
+                }
+            } catch is StopReading {}
+            if isNDJSON {
+                let last = try decoder.finish()
+                records += last.count
+                try await add(last, report: &report)
+            }
+            return (records, total)
+        }
+
+        private mutating func add(_ records: [Result<JSONValue, RecordError>], report: inout ImportReport) async throws {
+            for record in records {
+                let index = nextIndex
+                nextIndex += 1
+                report.fetched += 1
+                do {
+                    let json = try record.get()
+                    do {
+                        batch.append((index, try Product(json: json)))
+                    } catch {
+                        report.reject(Rejection(index: index, key: Product.key(of: json), reason: error.reason))
+                    }
+                } catch {
+                    report.reject(Rejection(index: index, key: nil, reason: error.reason))
+                }
+                if batch.count >= FeedReader.stagingBatchSize { try await flush(report: &report) }
+            }
+        }
+
+        mutating func flush(report: inout ImportReport) async throws {
+            guard !batch.isEmpty else { return }
+            for rejection in try await staging.stage(batch) { report.reject(rejection) }
+            batch.removeAll(keepingCapacity: true)
+        }
     }
+
+    /// Ends `forEachChunk` early once a whole document has been read.
+    private struct StopReading: Error {}
 
     private func checkPageBudget(_ pageNumber: Int, location: String, visited: inout Set<String>) throws {
         guard visited.insert(location).inserted else {

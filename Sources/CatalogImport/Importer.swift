@@ -109,13 +109,14 @@ public actor Importer {
         let outcome: ImportReport
         do {
             let reader = FeedReader(
-                client: client, previousPages: try await store.feedPages(source: report.source), deadline: started + client.policy.runTimeout,
-                progress: progress)
+                client: client, store: store, previousPages: try await store.feedPages(source: report.source),
+                deadline: started + client.policy.runTimeout, progress: progress)
             let listing: CompletedListing
             switch report.source {
             case .films: listing = try await reader.readFilms(from: location, report: &report)
             case .products: listing = try await reader.readProducts(from: location, pageSize: locations.productPageSize, report: &report)
             }
+            defer { if case .stagedProducts(let staging) = listing.records { staging.discard() } }
             try Task.checkCancellation()
             outcome = try await store.completeImport(report, listing: listing)
             logger.info("\(outcome.summary) in \(Self.milliseconds(since: started)) ms")

@@ -31,12 +31,55 @@ public enum UpstreamAnswer: Sendable {
     case body(UpstreamBody)
 }
 
-/// A successful response.
+/// A successful response. Bodies over `spoolThreshold` are kept in a temporary file rather than in memory.
 public struct UpstreamBody: Sendable {
-    public var bytes: [UInt8]
+    public static let spoolThreshold = 8 * 1024 * 1024
+    static let chunkSize = 1024 * 1024
+
+    public enum Content: Sendable {
+        case bytes([UInt8])
+        /// A file holding the body; `temporary` ones are deleted by `discard()`.
+        case file(path: String, temporary: Bool)
+    }
+
+    public var content: Content
     public var etag: String?
     public var lastModified: String?
     public var contentType: String?
+
+    public init(content: Content, etag: String? = nil, lastModified: String? = nil, contentType: String? = nil) {
+        self.content = content
+        self.etag = etag
+        self.lastModified = lastModified
+        self.contentType = contentType
+    }
+
+    /// The whole body, for formats that can only be parsed as one document.
+    public func bytes() throws -> [UInt8] {
+        switch content {
+        case .bytes(let bytes): return bytes
+        case .file(let path, _): return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        }
+    }
+
+    /// Hands the body over in chunks of at most `chunkSize` bytes, so it never needs to be in memory whole.
+    public func forEachChunk(_ body: ([UInt8]) async throws -> Void) async throws {
+        switch content {
+        case .bytes(let bytes):
+            try await body(bytes)
+        case .file(let path, _):
+            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+            defer { try? handle.close() }
+            while let data = try handle.read(upToCount: Self.chunkSize), !data.isEmpty {
+                try await body(Array(data))
+            }
+        }
+    }
+
+    /// Deletes a temporary body file.
+    public func discard() {
+        if case .file(let path, true) = content { try? FileManager.default.removeItem(atPath: path) }
+    }
 }
 
 /// Why a page could not be fetched: names the URL, the page and the cause.
@@ -111,8 +154,10 @@ public struct UpstreamClient: Sendable {
             if let size = attributes[.size] as? Int, size > policy.maximumResponseBytes {
                 throw UpstreamError(url: url.path, page: page, cause: "file is \(size) bytes, over the \(policy.maximumResponseBytes)-byte limit")
             }
-            let data = try Data(contentsOf: url)
-            return .body(UpstreamBody(bytes: Array(data), etag: nil, lastModified: nil, contentType: nil))
+            guard FileManager.default.isReadableFile(atPath: url.path) else {
+                throw UpstreamError(url: url.path, page: page, cause: "cannot read the file")
+            }
+            return .body(UpstreamBody(content: .file(path: url.path, temporary: false), etag: nil, lastModified: nil, contentType: nil))
         } catch let error as UpstreamError {
             throw error
         } catch {
@@ -146,13 +191,16 @@ public struct UpstreamClient: Sendable {
         let header = { (name: String) in response.value(forHTTPHeaderField: name) }
         switch response.statusCode {
         case 200..<300:
-            return .answer(.body(UpstreamBody(bytes: result.body, etag: header("ETag"), lastModified: header("Last-Modified"), contentType: header("Content-Type"))))
+            return .answer(.body(UpstreamBody(content: result.body, etag: header("ETag"), lastModified: header("Last-Modified"), contentType: header("Content-Type"))))
         case 304:
+            UpstreamBody(content: result.body).discard()
             return .answer(.notModified)
         case 429, 500..<600:
+            UpstreamBody(content: result.body).discard()
             let retryAfter = header("Retry-After").flatMap(Int.init).map { Duration.seconds(max(0, $0)) }
             return .transient("HTTP \(response.statusCode)", retryAfter: retryAfter)
         default:
+            UpstreamBody(content: result.body).discard()
             return .permanent("HTTP \(response.statusCode)")
         }
     }
@@ -172,7 +220,7 @@ extension Duration {
 enum BoundedDownload {
     struct Result {
         var response: HTTPURLResponse
-        var body: [UInt8]
+        var body: UpstreamBody.Content
     }
 
     struct TooLarge: Error {
@@ -200,6 +248,9 @@ enum BoundedDownload {
         private let lock = NSLock()
         private let limit: Int
         private var body: [UInt8] = []
+        private var received = 0
+        /// Where the body goes once it passes `UpstreamBody.spoolThreshold`.
+        private var spool: (path: String, handle: FileHandle)?
         private var task: URLSessionDataTask?
         private var continuation: CheckedContinuation<Result, any Error>?
         private var failure: (any Error)?
@@ -227,28 +278,61 @@ enum BoundedDownload {
         }
 
         func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-            let overLimit = lock.withLock {
-                body.append(contentsOf: data)
-                if body.count > limit {
+            let stop = lock.withLock {
+                received += data.count
+                if received > limit {
                     failure = failure ?? TooLarge(limit: limit)
                     body = []
                     return true
                 }
+                do {
+                    if let spool {
+                        try spool.handle.write(contentsOf: data)
+                    } else {
+                        body.append(contentsOf: data)
+                        if body.count > UpstreamBody.spoolThreshold { try startSpooling() }
+                    }
+                } catch {
+                    failure = failure ?? error
+                    return true
+                }
                 return false
             }
-            if overLimit { dataTask.cancel() }
+            if stop { dataTask.cancel() }
+        }
+
+        /// Moves the body received so far into a temporary file; called with the lock held.
+        private func startSpooling() throws {
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("catalogd-body-\(UUID().uuidString)").path
+            guard FileManager.default.createFile(atPath: path, contents: Data(body)) else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+            }
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            try handle.seekToEnd()
+            spool = (path, handle)
+            body = []
+        }
+
+        /// The body as received: in memory, or in the spool file (closed here); a failed exchange deletes the file.
+        private func takeBody(keep: Bool) -> UpstreamBody.Content {
+            guard let spool else { return .bytes(body) }
+            try? spool.handle.close()
+            self.spool = nil
+            if !keep { try? FileManager.default.removeItem(atPath: spool.path) }
+            return .file(path: spool.path, temporary: true)
         }
 
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
             let (continuation, outcome): (CheckedContinuation<Result, any Error>?, Swift.Result<Result, any Error>) = lock.withLock {
                 let continuation = self.continuation
                 self.continuation = nil
+                let response = task.response as? HTTPURLResponse
+                let succeeded = failure == nil && error == nil && response != nil
+                let content = takeBody(keep: succeeded)
                 if let failure { return (continuation, .failure(failure)) }
                 if let error { return (continuation, .failure(error)) }
-                guard let response = task.response as? HTTPURLResponse else {
-                    return (continuation, .failure(URLError(.badServerResponse)))
-                }
-                return (continuation, .success(Result(response: response, body: body)))
+                guard let response else { return (continuation, .failure(URLError(.badServerResponse))) }
+                return (continuation, .success(Result(response: response, body: content)))
             }
             continuation?.resume(with: outcome)
         }

@@ -83,7 +83,8 @@ public enum ProductFeedDocument {
         }
     }
 
-    static func detectFormat(_ body: [UInt8]) -> ProductFeedFormat {
+    /// NDJSON when the first line is a whole JSON value followed by more lines; otherwise a JSON document.
+    public static func detectFormat(_ body: [UInt8]) -> ProductFeedFormat {
         let firstByte = body.first { ![UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t")].contains($0) }
         guard firstByte == UInt8(ascii: "{") else { return .array }
         guard let newline = body.firstIndex(of: UInt8(ascii: "\n")) else { return .dummyJSON }
@@ -94,27 +95,72 @@ public enum ProductFeedDocument {
         return .dummyJSON
     }
 
-    /// Splits NDJSON into records; a bad line is a rejected record, but a last line cut off
-    /// without its newline means the body was truncated and fails the whole document.
+    /// Splits a whole NDJSON body into records.
     static func ndjsonRecords(_ body: [UInt8]) throws(FeedError) -> [Result<JSONValue, RecordError>] {
+        var decoder = NDJSONDecoder()
+        return try decoder.feed(body) + decoder.finish()
+    }
+}
+
+/// Splits NDJSON arriving in chunks into records, holding no more than one partial line, so that
+/// a feed of any length can be read with bounded memory.
+///
+/// A line that is not JSON is a rejected record; a last line cut off without its newline means the
+/// body was truncated, which fails the whole document.
+public struct NDJSONDecoder {
+    public static let maximumLineBytes = 1 << 20
+
+    private var pending: [UInt8] = []
+
+    public init() {}
+
+    /// The records of every line completed by `chunk`.
+    public mutating func feed(_ chunk: some BidirectionalCollection<UInt8>) throws(FeedError) -> [Result<JSONValue, RecordError>] {
         var records: [Result<JSONValue, RecordError>] = []
-        var lineStart = body.startIndex
-        while lineStart < body.endIndex {
-            let lineEnd = body[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? body.endIndex
-            var line = body[lineStart..<lineEnd]
-            if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
-            let isLastLineWithoutNewline = lineEnd == body.endIndex
-            if line.contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) {
-                do {
-                    records.append(.success(try JSONParser.parse(line)))
-                } catch {
-                    if isLastLineWithoutNewline { throw FeedError("NDJSON body ends in a cut-off line: \(error)") }
-                    records.append(.failure(RecordError("line is not JSON: \(error)")))
-                }
+        var lineStart = chunk.startIndex
+        while let newline = chunk[lineStart...].firstIndex(of: UInt8(ascii: "\n")) {
+            if pending.isEmpty {
+                Self.decodeLine(chunk[lineStart..<newline], into: &records)
+            } else {
+                pending.append(contentsOf: chunk[lineStart..<newline])
+                Self.decodeLine(pending[...], into: &records)
+                pending.removeAll(keepingCapacity: true)
             }
-            lineStart = lineEnd == body.endIndex ? lineEnd : lineEnd + 1
+            lineStart = chunk.index(after: newline)
+        }
+        pending.append(contentsOf: chunk[lineStart...])
+        guard pending.count <= Self.maximumLineBytes else {
+            throw FeedError("an NDJSON line is longer than \(Self.maximumLineBytes) bytes")
         }
         return records
+    }
+
+    /// The record of a last line that has no newline; throws when that line is cut off.
+    public mutating func finish() throws(FeedError) -> [Result<JSONValue, RecordError>] {
+        defer { pending.removeAll() }
+        guard Self.hasContent(pending[...]) else { return [] }
+        do {
+            return [.success(try JSONParser.parse(Self.trimmingCarriageReturn(pending[...])))]
+        } catch {
+            throw FeedError("NDJSON body ends in a cut-off line: \(error)")
+        }
+    }
+
+    private static func decodeLine<Line: BidirectionalCollection<UInt8>>(_ line: Line, into records: inout [Result<JSONValue, RecordError>]) {
+        guard hasContent(line) else { return }
+        do {
+            records.append(.success(try JSONParser.parse(trimmingCarriageReturn(line))))
+        } catch {
+            records.append(.failure(RecordError("line is not JSON: \(error)")))
+        }
+    }
+
+    private static func trimmingCarriageReturn<Line: BidirectionalCollection<UInt8>>(_ line: Line) -> Line.SubSequence {
+        line.last == UInt8(ascii: "\r") ? line.dropLast() : line[...]
+    }
+
+    private static func hasContent<Line: Collection<UInt8>>(_ line: Line) -> Bool {
+        line.contains { ![UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r")].contains($0) }
     }
 }
 

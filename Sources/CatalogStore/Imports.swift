@@ -10,16 +10,16 @@ public struct FeedPageState: Sendable, Equatable {
     public var nextURL: String?
     /// The listing's total as the page gave it (DummyJSON).
     public var total: Int?
-    /// Keys of the page's records, so a 304 page still counts as part of the listing.
-    public var keys: [String]
+    /// How many records the page held, so a 304 page is counted (as unchanged) without being fetched.
+    public var records: Int
 
-    public init(url: String, etag: String?, lastModified: String?, nextURL: String?, total: Int?, keys: [String]) {
+    public init(url: String, etag: String?, lastModified: String?, nextURL: String?, total: Int?, records: Int) {
         self.url = url
         self.etag = etag
         self.lastModified = lastModified
         self.nextURL = nextURL
         self.total = total
-        self.keys = keys
+        self.records = records
     }
 }
 
@@ -28,16 +28,16 @@ public struct CompletedListing: Sendable {
     public enum Records: Sendable {
         case films([Film])
         case products([Product])
+        case stagedProducts(ImportStaging)
+        /// Every page answered 304: this many records, none changed, nothing to write.
+        case unchanged(Int)
     }
 
     public var records: Records
-    /// Keys of rows on pages the upstream answered 304: listed, unchanged, not parsed.
-    public var unchangedKeys: Set<String>
     public var pages: [FeedPageState]
 
-    public init(records: Records, unchangedKeys: Set<String>, pages: [FeedPageState]) {
+    public init(records: Records, pages: [FeedPageState]) {
         self.records = records
-        self.unchangedKeys = unchangedKeys
         self.pages = pages
     }
 }
@@ -74,15 +74,9 @@ extension CatalogStore {
         try await database.read { db in
             var pages: [String: FeedPageState] = [:]
             for row in try Row.fetchAll(
-                db, sql: "SELECT url, etag, last_modified, next_url, total, keys FROM feed_pages WHERE source = ?", arguments: [source.rawValue])
+                db, sql: "SELECT url, etag, last_modified, next_url, total, records FROM feed_pages WHERE source = ?", arguments: [source.rawValue])
             {
-                let keys: [String]
-                if case .array(let elements)? = try? JSONParser.parse(Array((row[5] as String).utf8)) {
-                    keys = elements.compactMap { if case .string(let key) = $0 { key } else { nil } }
-                } else {
-                    keys = []
-                }
-                pages[row[0]] = FeedPageState(url: row[0], etag: row[1], lastModified: row[2], nextURL: row[3], total: row[4], keys: keys)
+                pages[row[0]] = FeedPageState(url: row[0], etag: row[1], lastModified: row[2], nextURL: row[3], total: row[4], records: row[5])
             }
             return pages
         }
@@ -95,28 +89,25 @@ extension CatalogStore {
             var report = report
             var log = try ChangeLog(db, author: report.source.author)
             let counts: WriteCounts
+            let mode = WriteMode.mirror(report.source)
             switch listing.records {
-            case .films(let films):
-                counts = try FilmWriter(db: db, mode: .mirror(report.source)).apply(films, keeping: listing.unchangedKeys, log: &log)
-            case .products(let products):
-                counts = try ProductWriter(db: db, mode: .mirror(report.source)).apply(products, keeping: listing.unchangedKeys, log: &log)
+            case .films(let films): counts = try FilmWriter(db: db, mode: mode).apply(films, log: &log)
+            case .products(let products): counts = try ProductWriter.apply(products, mode: mode, db: db, log: &log)
+            case .stagedProducts(let staging): counts = try ProductWriter.apply(staging, mode: mode, db: db, log: &log)
+            case .unchanged(let records): counts = WriteCounts(unchanged: records)
             }
             try log.finish()
             report.inserted = counts.inserted
             report.updated = counts.updated
-            report.unchanged = counts.unchanged + listing.unchangedKeys.count
+            report.unchanged = counts.unchanged
             report.deleted = counts.deleted
             report.status = .succeeded
             report.finishedAt = Timestamp.now()
             try db.execute(sql: "DELETE FROM feed_pages WHERE source = ?", arguments: [report.source.rawValue])
             for page in listing.pages {
-                var keys = JSONWriter(capacity: page.keys.count * 16)
-                keys.arrayStart()
-                for key in page.keys { keys.string(key) }
-                keys.arrayEnd()
                 try db.execute(
-                    sql: "INSERT INTO feed_pages (source, url, etag, last_modified, next_url, total, keys) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    arguments: [report.source.rawValue, page.url, page.etag, page.lastModified, page.nextURL, page.total, String(decoding: keys.bytes, as: UTF8.self)])
+                    sql: "INSERT INTO feed_pages (source, url, etag, last_modified, next_url, total, records) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    arguments: [report.source.rawValue, page.url, page.etag, page.lastModified, page.nextURL, page.total, page.records])
             }
             try Self.saveReport(report, db)
             return report

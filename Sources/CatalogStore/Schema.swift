@@ -102,8 +102,7 @@ enum Schema {
             error TEXT
         );
 
-        -- What the upstream said about each page last time, for conditional requests.
-        -- keys lets a 304 page still count as part of the listing without being parsed.
+        -- What the upstream said about each page of the last successful run, for conditional requests.
         CREATE TABLE feed_pages (
             source TEXT NOT NULL,
             url TEXT NOT NULL,
@@ -111,7 +110,7 @@ enum Schema {
             last_modified TEXT,
             next_url TEXT,
             total INTEGER,
-            keys TEXT NOT NULL,
+            records INTEGER NOT NULL,
             PRIMARY KEY (source, url)
         ) WITHOUT ROWID;
         """

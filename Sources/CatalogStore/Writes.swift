@@ -22,7 +22,7 @@ extension CatalogStore {
     public func upsertProducts(_ products: [Product], author: String) async throws -> WriteCounts {
         try await database.write { db in
             var log = try ChangeLog(db, author: author)
-            let counts = try ProductWriter(db: db, mode: .merge(author: author)).apply(products, keeping: [], log: &log)
+            let counts = try ProductWriter.apply(products, mode: .merge(author: author), db: db, log: &log)
             try log.finish()
             return counts
         }
@@ -32,7 +32,7 @@ extension CatalogStore {
     public func upsertFilms(_ films: [Film], author: String) async throws -> WriteCounts {
         try await database.write { db in
             var log = try ChangeLog(db, author: author)
-            let counts = try FilmWriter(db: db, mode: .merge(author: author)).apply(films, keeping: [], log: &log)
+            let counts = try FilmWriter(db: db, mode: .merge(author: author)).apply(films, log: &log)
             try log.finish()
             return counts
         }
@@ -64,44 +64,64 @@ extension CatalogStore {
 struct ProductWriter {
     let db: Database
     let mode: WriteMode
+    private let exists: Statement
+    private let upsert: Statement
+    private let source: String
+    private(set) var counts = WriteCounts()
 
     private static let columns = [
         "name", "description", "category", "brand", "price", "price_micros", "stock", "updated_at", "source_url",
     ]
 
-    static func upsertSQL(ownsSource: Bool) -> String {
-        RowUpsert.sql(table: "products", keyColumn: "serial_code", columns: columns, ownsSource: ownsSource)
-    }
-
-    func apply(_ products: [Product], keeping keptKeys: Set<String>, log: inout ChangeLog) throws -> WriteCounts {
-        var counts = WriteCounts()
-        let exists = try db.cachedStatement(sql: "SELECT 1 FROM products WHERE serial_code = ?")
-        let source: String
-        let upsert: Statement
+    init(db: Database, mode: WriteMode) throws {
+        self.db = db
+        self.mode = mode
+        exists = try db.cachedStatement(sql: "SELECT 1 FROM products WHERE serial_code = ?")
         switch mode {
         case .mirror(let feed):
             source = feed.rawValue
-            upsert = try db.cachedStatement(sql: Self.upsertSQL(ownsSource: true))
+            upsert = try db.cachedStatement(sql: RowUpsert.sql(table: "products", keyColumn: "serial_code", columns: Self.columns, ownsSource: true))
         case .merge:
             source = "api"
-            upsert = try db.cachedStatement(sql: Self.upsertSQL(ownsSource: false))
+            upsert = try db.cachedStatement(sql: RowUpsert.sql(table: "products", keyColumn: "serial_code", columns: Self.columns, ownsSource: false))
         }
-        for product in products {
-            let existed = try Bool.fetchOne(exists, arguments: [product.serialCode]) ?? false
-            try upsert.execute(arguments: [
-                product.serialCode, product.name, product.description, product.category, product.brand,
-                product.price.text, product.price.micros, product.stock, product.updatedAt, product.sourceURL,
-                source, log.nextSeq,
-            ])
-            if db.changesCount == 0 {
-                counts.unchanged += 1
-                continue
-            }
-            if existed { counts.updated += 1 } else { counts.inserted += 1 }
-            try log.record(.product, key: product.serialCode, .upsert)
+    }
+
+    /// Upserts every product; in mirror mode, then deletes the feed's rows that are not among them.
+    static func apply(_ products: [Product], mode: WriteMode, db: Database, log: inout ChangeLog) throws -> WriteCounts {
+        var writer = try ProductWriter(db: db, mode: mode)
+        for product in products { try writer.write(product, log: &log) }
+        return try writer.finish(listed: Set(products.lazy.map(\.serialCode)), log: &log)
+    }
+
+    /// The same for a staged listing, read row by row so that it never sits in memory whole.
+    static func apply(_ staging: ImportStaging, mode: WriteMode, db: Database, log: inout ChangeLog) throws -> WriteCounts {
+        var writer = try ProductWriter(db: db, mode: mode)
+        var listed: Set<String> = []
+        try staging.forEach { product in
+            try writer.write(product, log: &log)
+            listed.insert(product.serialCode)
         }
+        return try writer.finish(listed: listed, log: &log)
+    }
+
+    private mutating func write(_ product: Product, log: inout ChangeLog) throws {
+        let existed = try Bool.fetchOne(exists, arguments: [product.serialCode]) ?? false
+        try upsert.execute(arguments: [
+            product.serialCode, product.name, product.description, product.category, product.brand,
+            product.price.text, product.price.micros, product.stock, product.updatedAt, product.sourceURL,
+            source, log.nextSeq,
+        ])
+        if db.changesCount == 0 {
+            counts.unchanged += 1
+            return
+        }
+        if existed { counts.updated += 1 } else { counts.inserted += 1 }
+        try log.record(.product, key: product.serialCode, .upsert)
+    }
+
+    private mutating func finish(listed: Set<String>, log: inout ChangeLog) throws -> WriteCounts {
         if case .mirror(let feed) = mode {
-            let listed = keptKeys.union(products.lazy.map(\.serialCode))
             counts.deleted = try RowUpsert.deleteUnlisted(db, entity: .product, table: "products", keyColumn: "serial_code", feed: feed, listed: listed, log: &log)
         }
         return counts
@@ -121,7 +141,7 @@ struct FilmWriter {
         RowUpsert.sql(table: "films", keyColumn: "episode_id", columns: columns, ownsSource: ownsSource)
     }
 
-    func apply(_ films: [Film], keeping keptKeys: Set<String>, log: inout ChangeLog) throws -> WriteCounts {
+    func apply(_ films: [Film], log: inout ChangeLog) throws -> WriteCounts {
         var counts = WriteCounts()
         let exists = try db.cachedStatement(sql: "SELECT 1 FROM films WHERE episode_id = ?")
         let source: String
@@ -155,7 +175,7 @@ struct FilmWriter {
             try log.record(.film, key: String(film.episodeID), .upsert)
         }
         if case .mirror(let feed) = mode {
-            let listed = keptKeys.union(films.lazy.map { String($0.episodeID) })
+            let listed = Set(films.lazy.map { String($0.episodeID) })
             counts.deleted = try RowUpsert.deleteUnlisted(db, entity: .film, table: "films", keyColumn: "episode_id", feed: feed, listed: listed, log: &log)
         }
         return counts

@@ -1,0 +1,152 @@
+import CatalogFixtures
+import CatalogImport
+import CatalogModel
+import CatalogStore
+import Foundation
+import Testing
+
+@Suite("Importer against the fake upstream")
+struct ImporterTests {
+    @Test func multiPageFilmsAreImportedWithTheirDerivedCounts() async throws {
+        let catalog = FixtureCatalog(films: 6, products: 0)
+        let harness = try await ImportHarness.start(catalog)
+        defer { Task { await harness.stop() } }
+        let report = try await harness.importer().run(.films)
+        #expect(report.status == .succeeded)
+        #expect(report.inserted == 6)
+        #expect(report.fetched == 6)
+        let films = try await harness.allFilms()
+        #expect(films.map(\.film.episodeID) == catalog.films.map(\.episodeID).sorted())
+        for row in films {
+            let source = try #require(catalog.films.first { $0.episodeID == row.film.episodeID })
+            #expect(row.counts[.characters] == source.characters.count)
+            #expect(row.counts[.planets] == source.planets.count)
+            #expect(row.film.links(.starships) == source.starships)
+        }
+        let pagesRequested = await harness.upstream.requestLog().filter { $0.path.hasPrefix("/api/films") }.count
+        #expect(pagesRequested == 2)
+    }
+
+    @Test(arguments: ["/products", "/products.json", "/products.ndjson"])
+    func productsAreImportedFromEveryFormat(path: String) async throws {
+        let catalog = FixtureCatalog(films: 0, products: 50)
+        let harness = try await ImportHarness.start(catalog)
+        defer { Task { await harness.stop() } }
+        let report = try await harness.importer(productsPath: path).run(.products)
+        #expect(report.status == .succeeded, "\(report.error ?? "")")
+        #expect(report.inserted == 50)
+        let products = try await harness.allProducts()
+        #expect(products.count == 50)
+        let first = try #require(catalog.products.min { $0.sku < $1.sku })
+        let stored = try #require(products.first)
+        #expect(stored.product.serialCode == first.sku)
+        #expect(stored.product.price.text == first.price)
+        #expect(stored.product.name == first.title)
+    }
+
+    @Test func badRecordsAreRejectedWithTheirIndexAndTheRestLands() async throws {
+        let catalog = FixtureCatalog(films: 0, products: 30)
+        let harness = try await ImportHarness.start(catalog, faults: FixtureFaults(invalidRecords: [3, 17]))
+        defer { Task { await harness.stop() } }
+        let report = try await harness.importer().run(.products)
+        #expect(report.status == .succeeded)
+        #expect(report.rejected == 2)
+        #expect(report.rejections.map(\.index) == [3, 17])
+        #expect(report.inserted == 28)
+        let count = try await harness.allProducts().count
+        #expect(count == 28)
+    }
+
+    @Test func unchangedReimportWritesNothingAndUsesConditionalRequests() async throws {
+        let harness = try await ImportHarness.start(FixtureCatalog(films: 6, products: 40))
+        defer { Task { await harness.stop() } }
+        let importer = harness.importer()
+        _ = try await importer.run(.products)
+        _ = try await importer.run(.films)
+        let before = try await harness.store.versions()
+        let productsBefore = try await harness.allProducts()
+        await harness.upstream.resetRequestLog()
+        let products = try await importer.run(.products)
+        let films = try await importer.run(.films)
+        #expect([products.inserted, products.updated, products.deleted] == [0, 0, 0])
+        #expect(products.unchanged == 40)
+        #expect([films.inserted, films.updated, films.deleted] == [0, 0, 0])
+        #expect(films.unchanged == 6)
+        let after = try await harness.store.versions()
+        #expect(after.products == before.products)
+        #expect(after.films == before.films)
+        #expect(after.lastSeq == before.lastSeq)
+        let productsAfter = try await harness.allProducts()
+        #expect(productsAfter == productsBefore)
+        let requests = await harness.upstream.requestLog()
+        #expect(!requests.isEmpty)
+        #expect(requests.allSatisfy { $0.ifNoneMatch != nil })
+        #expect(requests.allSatisfy { $0.status == 304 })
+    }
+
+    @Test func unchangedReimportWithoutUpstreamETagsStillWritesNothing() async throws {
+        let harness = try await ImportHarness.start(FixtureCatalog(films: 0, products: 40), faults: FixtureFaults(disableETags: true))
+        defer { Task { await harness.stop() } }
+        let importer = harness.importer()
+        _ = try await importer.run(.products)
+        let before = try await harness.store.versions()
+        let report = try await importer.run(.products)
+        #expect([report.inserted, report.updated, report.deleted, report.unchanged] == [0, 0, 0, 40])
+        let after = try await harness.store.versions()
+        #expect(after == before)
+    }
+
+    @Test func aChangedListingGivesExactCounts() async throws {
+        let original = FixtureCatalog(films: 0, products: 60)
+        let harness = try await ImportHarness.start(original)
+        defer { Task { await harness.stop() } }
+        let importer = harness.importer()
+        _ = try await importer.run(.products)
+        let changed = original.changing(fraction: 0.2).dropping(products: 5)
+        await harness.upstream.setCatalog(changed)
+        let kept = Dictionary(uniqueKeysWithValues: changed.products.map { ($0.sku, $0) })
+        let expectedUpdated = original.products.filter { product in
+            guard let now = kept[product.sku] else { return false }
+            return now.title != product.title || now.price != product.price
+        }.count
+        let report = try await importer.run(.products)
+        #expect(report.status == .succeeded)
+        #expect(report.deleted == 5)
+        #expect(report.updated == expectedUpdated)
+        #expect(expectedUpdated > 0)
+        #expect(report.unchanged == 55 - expectedUpdated)
+        #expect(report.inserted == 0)
+        let stored = try await harness.allProducts()
+        #expect(stored.count == 55)
+        for row in stored {
+            let source = try #require(kept[row.product.serialCode])
+            #expect(row.product.price.text == source.price)
+            #expect(row.product.name == source.title)
+        }
+    }
+
+    @Test func duplicateKeysKeepTheLastRecordAndAreReported() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catalogd-dup-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let feed = directory.appendingPathComponent("products.ndjson")
+        try Data(
+            """
+            {"sku":"A","title":"first","category":"c","price":1}
+            {"sku":"B","title":"other","category":"c","price":2}
+            {"sku":"A","title":"second","category":"c","price":3}
+
+            """.utf8
+        ).write(to: feed)
+        let store = try CatalogStore(path: directory.appendingPathComponent("catalog.sqlite").path)
+        let importer = Importer(
+            store: store, locations: FeedLocations(films: "", products: feed.path), client: UpstreamClient(logger: .init(label: "test")),
+            logger: .init(label: "test"))
+        let report = try await importer.run(.products)
+        #expect(report.inserted == 2)
+        #expect(report.rejections == [Rejection(index: 0, key: "A", reason: "duplicate key: replaced by the record at index 2")])
+        let (row, _) = try await store.product(serialCode: "A")
+        #expect(row?.product.name == "second")
+        #expect(row?.product.price.text == "3")
+    }
+}

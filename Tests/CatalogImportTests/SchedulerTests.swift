@@ -1,0 +1,80 @@
+import CatalogFixtures
+import CatalogImport
+import CatalogModel
+import CatalogStore
+import Foundation
+import Logging
+import ServiceLifecycle
+import Testing
+
+@Suite("Scheduled imports")
+struct SchedulerTests {
+    @Test func everySourceIsImportedAtStartUpAndAGracefulShutdownEndsTheService() async throws {
+        let harness = try await ImportHarness.start(FixtureCatalog(films: 6, products: 25))
+        defer { Task { await harness.stop() } }
+        let scheduler = ImportScheduler(importer: harness.importer(), interval: .seconds(3600), logger: harness.logger)
+        let group = ServiceGroup(services: [scheduler], logger: harness.logger)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            var reports: [ImportReport] = []
+            for _ in 0..<200 {
+                reports = try await harness.store.importReports(page: PageRequest()).rows
+                if reports.count == 2, reports.allSatisfy({ $0.status != .running }) { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(reports.map(\.status) == [.succeeded, .succeeded])
+            #expect(Set(reports.map(\.source)) == [.films, .products])
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        let products = try await harness.allProducts().count
+        #expect(products == 25)
+    }
+
+    @Test func shutdownDuringAnImportRollsItBack() async throws {
+        let harness = try await ImportHarness.start(FixtureCatalog(films: 0, products: 40), faults: FixtureFaults(delayMilliseconds: 250))
+        defer { Task { await harness.stop() } }
+        let importer = Importer(
+            store: harness.store,
+            locations: FeedLocations(films: "", products: "\(harness.baseURL)/products", productPageSize: 5),
+            client: UpstreamClient(policy: ImportHarness.quickPolicy, logger: harness.logger), logger: harness.logger)
+        let scheduler = ImportScheduler(importer: importer, interval: .seconds(3600), logger: harness.logger)
+        let group = ServiceGroup(services: [scheduler], logger: harness.logger)
+        let started = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            try await Task.sleep(for: .milliseconds(700))
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        #expect(ContinuousClock.now - started < .seconds(5))
+        let products = try await harness.allProducts().count
+        #expect(products == 0)
+        let reports = try await harness.store.importReports(page: PageRequest()).rows
+        #expect(reports.count == 1)
+        #expect(reports.first?.status == .failed)
+        #expect(reports.first?.error?.contains("cancelled") == true)
+    }
+
+    @Test func readersNeverSeeAHalfAppliedImport() async throws {
+        let harness = try await ImportHarness.start(FixtureCatalog(films: 0, products: 5000, categories: 12))
+        defer { Task { await harness.stop() } }
+        let importer = harness.importer(pageSize: 1000)
+        let store = harness.store
+        let (_, completion) = try await importer.start(.products)
+        var observations = 0
+        while observations < 2000 {
+            let page = try await store.products(ProductFilter(), page: PageRequest(pageSize: 1))
+            let categories = try await store.categories(CategoryFilter(), page: PageRequest(pageSize: 1000))
+            let allProducts = try await store.products(ProductFilter(), page: PageRequest(pageSize: 1000, cursor: nil))
+            // Each call is one read transaction: its count must agree with what it shows.
+            #expect(page.count == 0 || page.count == 5000)
+            #expect(categories.rows.reduce(0) { $0 + $1.productCount } == categories.rows.isEmpty ? 0 : 5000)
+            #expect(allProducts.rows.count == min(allProducts.count, 1000))
+            observations += 1
+            if page.count == 5000 { break }
+        }
+        let report = await completion.value
+        #expect(report.status == .succeeded)
+    }
+}
