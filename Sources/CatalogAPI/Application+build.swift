@@ -29,6 +29,7 @@ public struct ServiceComponents: Sendable {
     public let store: CatalogStore
     public let importer: Importer
     public let metrics: RequestMetrics
+    public let notifier: ChangeNotifier
 }
 
 /// Opens the store, prepares the importer and builds the application with its scheduler.
@@ -39,13 +40,16 @@ public func buildApplication(
     try await store.failInterruptedImports()
     let importer = Importer(
         store: store, locations: configuration.feeds, client: UpstreamClient(policy: configuration.upstream, logger: logger), logger: logger)
-    let components = ServiceComponents(store: store, importer: importer, metrics: RequestMetrics())
+    let components = ServiceComponents(store: store, importer: importer, metrics: RequestMetrics(), notifier: ChangeNotifier())
     let router = buildRouter(components, configuration: configuration)
     var application = Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "catalogd"),
         logger: logger)
-    application.addServices(ImportScheduler(importer: importer, interval: configuration.importInterval, logger: logger))
+    application.addServices(
+        ImportScheduler(importer: importer, interval: configuration.importInterval, logger: logger),
+        ChangeNotifierService(notifier: components.notifier, store: store, logger: logger),
+        HistoryPruningService(store: store, retention: configuration.historyRetention, logger: logger))
     logger.info("store \(configuration.databasePath) ready; serving on http://\(configuration.host):\(configuration.port)")
     return (application, components)
 }
@@ -57,12 +61,14 @@ public func buildRouter(_ components: ServiceComponents, configuration: ServiceC
     router.add(middleware: ProblemMiddleware())
     let urls = RequestURLs(publicURL: configuration.publicURL)
     let store = components.store
+    let token = BearerToken(configuration.apiToken)
+    let writes = WriteSupport(token: token, maximumBodyBytes: configuration.maximumBodyBytes, notifier: components.notifier, store: store)
     RootController(urls: urls).addRoutes(to: router)
-    FilmsController(store: store, urls: urls).addRoutes(to: router.group("films"))
-    ProductsController(store: store, urls: urls).addRoutes(to: router.group("products"))
+    FilmsController(store: store, urls: urls, writes: writes).addRoutes(to: router.group("films"))
+    ProductsController(store: store, urls: urls, writes: writes).addRoutes(to: router.group("products"))
     CategoriesController(store: store, urls: urls).addRoutes(to: router.group("categories"))
-    ImportsController(store: store, importer: components.importer, token: BearerToken(configuration.apiToken), urls: urls)
-        .addRoutes(to: router.group("imports"))
+    ChangesController(store: store, notifier: components.notifier).addRoutes(to: router.group("changes"))
+    ImportsController(store: store, importer: components.importer, token: token, urls: urls).addRoutes(to: router.group("imports"))
     OperationsController(store: store, metrics: components.metrics).addRoutes(to: router)
     return router
 }

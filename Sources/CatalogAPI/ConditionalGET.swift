@@ -1,5 +1,6 @@
 import CatalogStore
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// Entity tags for GET responses and the `If-None-Match` check.
@@ -31,6 +32,11 @@ struct EntityTag {
     }
 }
 
+extension HTTPField.Name {
+    /// The change token the response reflects: a client that re-lists resumes `GET /changes?since=` from it.
+    static let catalogSeq = HTTPField.Name("X-Catalog-Seq")!
+}
+
 /// Builds JSON responses, and answers GETs with 304 when the client has the current bytes already.
 enum JSONResponder {
     /// Answers a GET: checks `If-None-Match` against the current version before reading anything
@@ -39,12 +45,15 @@ enum JSONResponder {
         _ request: Request, store: CatalogStore, baseURL: String, family: String, version: KeyPath<StoreVersions, Int64>,
         render: () async throws -> (bytes: [UInt8], versions: StoreVersions)
     ) async throws -> Response {
-        let current = EntityTag(version: try await store.versions()[keyPath: version], family: family, request: request, baseURL: baseURL)
+        let currentVersions = try await store.versions()
+        let current = EntityTag(version: currentVersions[keyPath: version], family: family, request: request, baseURL: baseURL)
         if current.matches(request) {
-            return Response(status: .notModified, headers: [.eTag: current.value])
+            return Response(status: .notModified, headers: [.eTag: current.value, .catalogSeq: String(currentVersions.lastSeq)])
         }
         let (bytes, versions) = try await render()
-        return json(bytes, tag: EntityTag(version: versions[keyPath: version], family: family, request: request, baseURL: baseURL))
+        return json(
+            bytes, tag: EntityTag(version: versions[keyPath: version], family: family, request: request, baseURL: baseURL),
+            headers: [.catalogSeq: String(versions.lastSeq)])
     }
 
     static func json(_ bytes: [UInt8], tag: EntityTag? = nil, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {

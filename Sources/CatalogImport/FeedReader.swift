@@ -64,8 +64,7 @@ struct FeedReader {
     }
 
     private func filmPass(from start: String, conditional: Bool, report: inout ImportReport) async throws -> Pass {
-        var films: [Film] = []
-        var positionOfKey: [Int: (slot: Int, index: Int)] = [:]
+        var films = KeyedCollector<Film>()
         var pages: [FeedPageState] = []
         var freshness = Freshness()
         var location: String? = start
@@ -100,15 +99,7 @@ struct FeedReader {
                     report.fetched += 1
                     do {
                         let film = try Film(json: json)
-                        if let earlier = positionOfKey[film.episodeID] {
-                            report.reject(
-                                Rejection(index: earlier.index, key: String(film.episodeID), reason: "duplicate key: replaced by the record at index \(index)"))
-                            films[earlier.slot] = film
-                            positionOfKey[film.episodeID] = (earlier.slot, index)
-                        } else {
-                            positionOfKey[film.episodeID] = (films.count, index)
-                            films.append(film)
-                        }
+                        if let replaced = films.add(film, key: String(film.episodeID), index: index) { report.reject(replaced) }
                     } catch {
                         report.reject(Rejection(index: index, key: Film.key(of: json), reason: error.reason))
                     }
@@ -125,7 +116,7 @@ struct FeedReader {
         if freshness.changed == 0 {
             return .unchanged(CompletedListing(records: .unchanged(nextIndex), pages: pages))
         }
-        return .complete(CompletedListing(records: .films(films), pages: pages))
+        return .complete(CompletedListing(records: .films(films.records), pages: pages))
     }
 
     private func productPass(from start: String, pageSize: Int, conditional: Bool, report: inout ImportReport) async throws -> Pass {

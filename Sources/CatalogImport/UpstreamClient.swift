@@ -172,7 +172,7 @@ public struct UpstreamClient: Sendable {
     }
 
     private func attemptFetch(_ url: URL, etag: String?, lastModified: String?) async -> Outcome {
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: policy.requestTimeout.seconds)
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: policy.requestTimeout.timeInterval)
         request.setValue("application/json, application/x-ndjson;q=0.9, */*;q=0.1", forHTTPHeaderField: "Accept")
         request.setValue("catalogd", forHTTPHeaderField: "User-Agent")
         if let etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
@@ -203,13 +203,6 @@ public struct UpstreamClient: Sendable {
             UpstreamBody(content: result.body).discard()
             return .permanent("HTTP \(response.statusCode)")
         }
-    }
-}
-
-extension Duration {
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }
 

@@ -83,3 +83,24 @@ struct FieldReader {
         }
     }
 }
+
+/// Collects the valid records of a listing or batch by key: a later record with the same key
+/// replaces the earlier one, and the earlier one is reported.
+public struct KeyedCollector<Record> {
+    public private(set) var records: [Record] = []
+    private var slots: [String: (slot: Int, index: Int)] = [:]
+
+    public init() {}
+
+    /// Adds the record found at `index`; returns the rejection of the record it replaces, if any.
+    public mutating func add(_ record: Record, key: String, index: Int) -> Rejection? {
+        guard let earlier = slots[key] else {
+            slots[key] = (records.count, index)
+            records.append(record)
+            return nil
+        }
+        records[earlier.slot] = record
+        slots[key] = (earlier.slot, index)
+        return Rejection(index: earlier.index, key: key, reason: "duplicate key: replaced by the record at index \(index)")
+    }
+}

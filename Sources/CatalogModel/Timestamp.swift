@@ -10,3 +10,11 @@ public enum Timestamp {
         date.formatted(Date.ISO8601FormatStyle(timeZone: .gmt))
     }
 }
+
+extension Duration {
+    /// The duration in seconds, for Foundation APIs that take a `TimeInterval`.
+    public var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

@@ -2,14 +2,18 @@ import CatalogModel
 import CatalogStore
 import Hummingbird
 
-/// `GET /products`, `GET /products/{serial_code}`.
+/// `GET /products`, `GET /products/{serial_code}`, and the writes: `PUT`/`DELETE /products/{serial_code}`, `POST /products`.
 struct ProductsController<Context: RequestContext> {
     let store: CatalogStore
     let urls: RequestURLs
+    let writes: WriteSupport
 
     func addRoutes(to group: RouterGroup<Context>) {
         group.get(use: list)
         group.get("{serial_code}", use: get)
+        group.put("{serial_code}", use: upsert)
+        group.delete("{serial_code}", use: delete)
+        group.post(use: batch)
     }
 
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
@@ -33,5 +37,65 @@ struct ProductsController<Context: RequestContext> {
             guard let row else { throw Problem.notFound("no product with serial_code '\(serialCode)'") }
             return (Representations.single { representations.product(row, into: &$0) }, versions)
         }
+    }
+
+    /// Creates or replaces one product; its source stays the feed's if it came from one.
+    @Sendable func upsert(_ request: Request, context: Context) async throws -> Response {
+        try writes.token.authorize(request)
+        let serialCode = context.parameters.get("serial_code") ?? ""
+        let json = try await writes.objectBody(request, keyField: "serial_code", pathKey: .string(serialCode))
+        let product: Product
+        do {
+            product = try Product(json: json)
+        } catch {
+            throw WriteSupport.invalid(error)
+        }
+        let counts = try await store.upsertProducts([product], author: WriteSupport.author)
+        try await writes.committed()
+        let representations = Representations(base: urls.base(for: request))
+        let (row, _) = try await store.product(serialCode: serialCode)
+        guard let row else { throw Problem.notFound("product '\(serialCode)' was deleted meanwhile") }
+        let body = Representations.single { representations.product(row, into: &$0) }
+        return WriteSupport.upserted(counts, location: representations.productURL(serialCode), body: body)
+    }
+
+    @Sendable func delete(_ request: Request, context: Context) async throws -> Response {
+        try writes.token.authorize(request)
+        let serialCode = context.parameters.get("serial_code") ?? ""
+        guard try await store.deleteProduct(serialCode: serialCode, author: WriteSupport.author) else {
+            throw Problem.notFound("no product with serial_code '\(serialCode)'")
+        }
+        try await writes.committed()
+        return Response(status: .noContent)
+    }
+
+    /// Upserts a JSON array (or a DummyJSON page) or NDJSON of products in one transaction; bad records are reported, the rest land.
+    @Sendable func batch(_ request: Request, context: Context) async throws -> Response {
+        let body = try await writes.authorizedBody(request)
+        let declared: ProductFeedFormat? = request.headers[.contentType]?.contains("ndjson") == true ? .ndjson : nil
+        let document: ProductFeedDocument.Content
+        do {
+            document = try ProductFeedDocument.parse(body, format: declared)
+        } catch {
+            throw Problem(.badRequest, type: "malformed-body", detail: "the body is not a JSON array or NDJSON of products: \(error)")
+        }
+        var products = KeyedCollector<Product>()
+        var rejections: [Rejection] = []
+        for (index, record) in document.records.enumerated() {
+            do {
+                let json = try record.get()
+                do {
+                    let product = try Product(json: json)
+                    if let replaced = products.add(product, key: product.serialCode, index: index) { rejections.append(replaced) }
+                } catch {
+                    rejections.append(Rejection(index: index, key: Product.key(of: json), reason: error.reason))
+                }
+            } catch {
+                rejections.append(Rejection(index: index, key: nil, reason: error.reason))
+            }
+        }
+        let counts = try await store.upsertProducts(products.records, author: WriteSupport.author)
+        try await writes.committed()
+        return JSONResponder.json(WriteSupport.batchReport(counts, rejections: rejections.sorted { $0.index < $1.index }))
     }
 }

@@ -3,7 +3,7 @@ import Hummingbird
 
 /// `GET /`: links to every resource, like SWAPI's root.
 struct RootController<Context: RequestContext> {
-    static var resources: [String] { ["films", "products", "categories", "imports"] }
+    static var resources: [String] { ["films", "products", "categories", "changes", "imports"] }
 
     let urls: RequestURLs
 

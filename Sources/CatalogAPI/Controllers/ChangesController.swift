@@ -1,0 +1,148 @@
+import CatalogModel
+import CatalogStore
+import HTTPTypes
+import Hummingbird
+
+/// `GET /changes`: the history after a change token, as a page, a long poll, or a Server-Sent Events stream.
+///
+/// A stream reads the history from the store at its own pace after each wake-up, so a slow client holds
+/// no buffer on the server and never delays writers or other clients; it only falls behind.
+struct ChangesController<Context: RequestContext> {
+    static var defaultLimit: Int { 100 }
+    static var defaultLongPollTimeout: Int { 30_000 }
+    static var maximumLongPollTimeout: Int { 120_000 }
+    static var heartbeatInterval: Duration { .seconds(15) }
+
+    let store: CatalogStore
+    let notifier: ChangeNotifier
+
+    func addRoutes(to group: RouterGroup<Context>) {
+        group.get(use: list)
+    }
+
+    @Sendable func list(_ request: Request, context: Context) async throws -> Response {
+        let query = QueryReader(request)
+        let limit = try query.integer("limit", in: 1...CatalogStore.maximumChangeLimit) ?? Self.defaultLimit
+        let entity = query.string("entity")
+        if let entity, !["film", "product"].contains(entity) {
+            throw Problem.badParameter("entity", "entity must be film or product, got '\(entity)'")
+        }
+        let feed = query.string("feed")
+        let wantsStream = feed == "eventsource" || (feed == nil && request.headers[.accept]?.contains("text/event-stream") == true)
+        let lastEventID = request.headers[.lastEventID]
+        let since = try Self.changeToken(query.string("since") ?? (wantsStream ? lastEventID : nil))
+        switch feed {
+        case nil, "normal", "eventsource":
+            if wantsStream { return try await stream(since: since, entity: entity) }
+            return try await page(since: since, limit: limit, entity: entity, wait: nil)
+        case "longpoll":
+            let timeout = try query.integer("timeout", in: 0...Self.maximumLongPollTimeout) ?? Self.defaultLongPollTimeout
+            return try await page(since: since, limit: limit, entity: entity, wait: .milliseconds(timeout))
+        default:
+            throw Problem.badParameter("feed", "feed must be normal, longpoll or eventsource, got '\(feed ?? "")'")
+        }
+    }
+
+    static func changeToken(_ text: String?) throws(Problem) -> Int64 {
+        guard let text else { return 0 }
+        guard let since = Int64(text), since >= 0 else {
+            throw Problem.badParameter("since", "since must be a change token (a non-negative integer such as a last_seq), got '\(text)'")
+        }
+        return since
+    }
+
+    /// Reads the history, mapping a token older than the retained history to 410.
+    private func slice(since: Int64, limit: Int, entity: String?) async throws -> ChangeSlice {
+        do {
+            return try await store.changes(since: since, limit: limit, entity: entity)
+        } catch let gone as HistoryGone {
+            throw Problem(
+                .gone, type: "history-gone",
+                detail: "changes after \(gone.since) are no longer kept (history starts after \(gone.horizon)); re-list the resources and resume from last_seq \(gone.lastSeq)",
+                extensions: [("last_seq", .number(String(gone.lastSeq)))])
+        }
+    }
+
+    private func page(since: Int64, limit: Int, entity: String?, wait: Duration?) async throws -> Response {
+        var slice = try await slice(since: since, limit: limit, entity: entity)
+        if let wait, slice.changes.isEmpty {
+            let deadline = ContinuousClock.now + wait
+            // Woken by any change; a change of another entity means waiting on, until the deadline.
+            while slice.changes.isEmpty, ContinuousClock.now < deadline,
+                let seq = await notifier.wait(after: max(since, slice.lastSeq), timeout: deadline - ContinuousClock.now), seq > slice.lastSeq
+            {
+                slice = try await self.slice(since: since, limit: limit, entity: entity)
+            }
+        }
+        var writer = JSONWriter(capacity: 128 + slice.changes.count * 128)
+        writer.objectStart()
+        writer.key("results")
+        writer.arrayStart()
+        for change in slice.changes { Self.write(change, into: &writer) }
+        writer.arrayEnd()
+        writer.key("last_seq")
+        // Where to resume: after the last change shown, or after everything read when nothing of interest is left.
+        writer.int(slice.pending > 0 ? (slice.changes.last?.seq ?? since) : max(since, slice.lastSeq))
+        writer.key("pending")
+        writer.int(slice.pending)
+        writer.objectEnd()
+        return JSONResponder.json(writer.bytes, headers: [.cacheControl: "no-store"])
+    }
+
+    static func write(_ change: Change, into writer: inout JSONWriter) {
+        writer.objectStart()
+        writer.key("seq")
+        writer.int(change.seq)
+        for (name, value) in [("entity", change.entity), ("key", change.key), ("op", change.op), ("author", change.author), ("at", change.at)] {
+            writer.key(name)
+            writer.string(value)
+        }
+        writer.objectEnd()
+    }
+
+    /// Streams every change after `since` as `id: seq` / `data: change` events, with a comment as heartbeat.
+    private func stream(since: Int64, entity: String?) async throws -> Response {
+        // Answer 410 before the stream starts rather than inside it.
+        _ = try await slice(since: since, limit: 1, entity: entity)
+        let store = self.store
+        let notifier = self.notifier
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream"
+        headers[.cacheControl] = "no-store"
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                var last = since
+                try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
+                streaming: while !Task.isCancelled {
+                    let slice: ChangeSlice
+                    do {
+                        slice = try await store.changes(since: last, limit: 500, entity: entity)
+                    } catch is HistoryGone {
+                        try await writer.write(ByteBuffer(string: "event: gone\ndata: {\"resume_from\": \(last)}\n\n"))
+                        break streaming
+                    }
+                    if !slice.changes.isEmpty {
+                        var events = ""
+                        for change in slice.changes {
+                            var json = JSONWriter(capacity: 160)
+                            Self.write(change, into: &json)
+                            events += "id: \(change.seq)\nevent: change\ndata: \(String(decoding: json.bytes, as: UTF8.self))\n\n"
+                        }
+                        try await writer.write(ByteBuffer(string: events))
+                        last = slice.changes.last?.seq ?? last
+                        if slice.pending > 0 { continue }
+                    }
+                    last = max(last, slice.lastSeq)
+                    guard let seq = await notifier.wait(after: last, timeout: Self.heartbeatInterval) else { break streaming }
+                    if seq <= last { try await writer.write(ByteBuffer(string: ": heartbeat\n\n")) }
+                }
+                try await writer.finish(nil)
+            })
+    }
+}
+
+extension HTTPField.Name {
+    /// Where a reconnecting Server-Sent Events client resumes.
+    static let lastEventID = HTTPField.Name("Last-Event-ID")!
+}

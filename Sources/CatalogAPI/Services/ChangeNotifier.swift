@@ -1,0 +1,112 @@
+import CatalogModel
+import CatalogStore
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Wakes change-feed clients when the history moves, from one poll of the store for the whole process.
+///
+/// Polling `lastSeq` (one indexed read every `pollInterval`) also sees commits made by other processes on
+/// the same file, such as `catalogd import` run from a shell; writes through this process's API call
+/// `publish` right after their commit, so their clients need not wait for the next poll.
+public actor ChangeNotifier {
+    private var latest: Int64 = 0
+    private var isShuttingDown = false
+    private var waiters: [Int: (after: Int64, continuation: CheckedContinuation<Int64?, Never>)] = [:]
+    private var nextWaiterID = 0
+
+    public init() {}
+
+    /// Records that the history reached `seq` and wakes every client waiting for less.
+    public func publish(_ seq: Int64) {
+        guard seq > latest else { return }
+        latest = seq
+        for (id, waiter) in waiters where waiter.after < seq {
+            waiters[id] = nil
+            waiter.continuation.resume(returning: seq)
+        }
+    }
+
+    /// Ends every wait, now and later, so streams close before the server stops.
+    func shutDown() {
+        isShuttingDown = true
+        for waiter in waiters.values { waiter.continuation.resume(returning: nil) }
+        waiters = [:]
+    }
+
+    /// The newest seq once it passes `after`, or the current one when `timeout` passes first;
+    /// nil when the service is shutting down.
+    func wait(after: Int64, timeout: Duration) async -> Int64? {
+        if isShuttingDown { return nil }
+        if latest > after { return latest }
+        let id = nextWaiterID
+        nextWaiterID += 1
+        let timer = Task {
+            try await Task.sleep(for: timeout)
+            self.expire(id)
+        }
+        defer { timer.cancel() }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                waiters[id] = (after, continuation)
+            }
+        } onCancel: {
+            Task { await self.expire(id) }
+        }
+    }
+
+    private func expire(_ id: Int) {
+        guard let waiter = waiters.removeValue(forKey: id) else { return }
+        waiter.continuation.resume(returning: isShuttingDown ? nil : latest)
+    }
+}
+
+/// Runs the notifier's poll as a service, and closes change streams on graceful shutdown.
+struct ChangeNotifierService: Service {
+    static let pollInterval: Duration = .milliseconds(200)
+
+    let notifier: ChangeNotifier
+    let store: CatalogStore
+    let logger: Logger
+
+    func run() async throws {
+        await withGracefulShutdownHandler {
+            while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                do {
+                    await notifier.publish(try await store.versions().lastSeq)
+                } catch {
+                    logger.warning("change notifier could not read the store: \(error)")
+                }
+                try? await Task.sleep(for: Self.pollInterval)
+            }
+        } onGracefulShutdown: {
+            Task { await notifier.shutDown() }
+        }
+    }
+}
+
+/// Prunes history older than the retention, at start-up and then every hour.
+struct HistoryPruningService: Service {
+    static let interval: Duration = .seconds(3600)
+
+    let store: CatalogStore
+    let retention: Duration
+    let logger: Logger
+
+    func run() async throws {
+        while !Task.isShuttingDownGracefully {
+            let cutoff = Timestamp.string(from: Date(timeIntervalSinceNow: -retention.timeInterval))
+            do {
+                let pruned = try await store.pruneHistory(before: cutoff)
+                if pruned > 0 { logger.info("pruned \(pruned) changes recorded before \(cutoff)") }
+            } catch {
+                logger.warning("history pruning failed: \(error)")
+            }
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: Self.interval) }
+            } catch {
+                return
+            }
+        }
+    }
+}

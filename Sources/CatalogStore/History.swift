@@ -1,0 +1,71 @@
+import CatalogModel
+import GRDB
+
+/// One recorded change: a row of `entity` with `key` was upserted or deleted by `author`.
+public struct Change: Sendable, Equatable {
+    public var seq: Int64
+    /// `film` or `product`.
+    public var entity: String
+    public var key: String
+    /// `upsert` or `delete`.
+    public var op: String
+    public var author: String
+    public var at: String
+}
+
+/// A slice of the history after a change token.
+public struct ChangeSlice: Sendable {
+    public var changes: [Change]
+    /// The newest change token in the store.
+    public var lastSeq: Int64
+    /// How many matching changes come after the last one returned.
+    public var pending: Int
+}
+
+/// A change token older than the retained history: the client must re-list and resume from `lastSeq`.
+public struct HistoryGone: Error, Sendable, Equatable {
+    public var since: Int64
+    /// Tokens from here on can be resumed.
+    public var horizon: Int64
+    public var lastSeq: Int64
+}
+
+extension CatalogStore {
+    public static let maximumChangeLimit = 10_000
+
+    /// Changes after `since`, oldest first, optionally of one entity; throws `HistoryGone` when `since` is
+    /// older than the retained history.
+    public func changes(since: Int64, limit: Int, entity: String? = nil) async throws -> ChangeSlice {
+        try await database.read { db in
+            let lastSeq = try StoreVersions.lastSeq(db)
+            let oldest = try Int64.fetchOne(db, sql: "SELECT MIN(seq) FROM changes")
+            // Every seq up to the horizon is either retained or known to be followed by nothing missing.
+            let horizon = (oldest ?? (lastSeq + 1)) - 1
+            if since < horizon {
+                throw HistoryGone(since: since, horizon: horizon, lastSeq: lastSeq)
+            }
+            var conditions = Conditions()
+            conditions.add("seq > ?", since)
+            if let entity { conditions.add("entity = ?", entity) }
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT seq, entity, key, op, author, at FROM changes \(conditions.whereSQL) ORDER BY seq LIMIT ?",
+                arguments: StatementArguments(conditions.arguments + [limit]))
+            let changes = rows.map { Change(seq: $0[0], entity: $0[1], key: $0[2], op: $0[3], author: $0[4], at: $0[5]) }
+            var remaining = Conditions()
+            remaining.add("seq > ?", changes.last?.seq ?? since)
+            if let entity { remaining.add("entity = ?", entity) }
+            let pending = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM changes \(remaining.whereSQL)", arguments: StatementArguments(remaining.arguments)) ?? 0
+            return ChangeSlice(changes: changes, lastSeq: lastSeq, pending: pending)
+        }
+    }
+
+    /// Deletes history recorded before `cutoff` (an ISO 8601 UTC timestamp); returns how many changes went.
+    /// The newest change is always kept, so the sequence never restarts.
+    public func pruneHistory(before cutoff: String) async throws -> Int {
+        try await database.write { db in
+            try db.execute(
+                sql: "DELETE FROM changes WHERE at < ? AND seq < (SELECT MAX(seq) FROM changes)", arguments: [cutoff])
+            return db.changesCount
+        }
+    }
+}
