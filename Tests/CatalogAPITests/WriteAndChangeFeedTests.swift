@@ -1,0 +1,265 @@
+import CatalogImport
+import CatalogModel
+import CatalogStore
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+
+@testable import CatalogAPI
+
+/// A service on a fresh store in a temporary folder, with writes enabled unless `token` is nil.
+struct WriteHarness {
+    let directory: URL
+    var configuration = ServiceConfiguration()
+
+    init(token: String? = "secret", maximumBodyBytes: Int = 32 * 1024 * 1024) {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("catalogd-writes-\(UUID().uuidString)")
+        configuration.port = 0
+        configuration.databasePath = directory.appendingPathComponent("catalog.sqlite").path
+        configuration.feeds = FeedLocations(films: "", products: "")
+        configuration.importInterval = nil
+        configuration.apiToken = token
+        configuration.maximumBodyBytes = maximumBodyBytes
+    }
+
+    /// Runs `test` against the router, then removes the store.
+    func run(_ test: @escaping @Sendable (any TestClientProtocol, ServiceComponents) async throws -> Void) async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (application, components) = try await buildApplication(configuration, logger: Logger(label: "catalogd-tests"))
+        try await application.test(.router) { client in try await test(client, components) }
+    }
+}
+
+let authorized: HTTPFields = [.authorization: "Bearer secret", .contentType: "application/json"]
+
+func json(_ response: TestResponse) throws -> JSONValue {
+    try JSONParser.parse(Array(response.body.readableBytesView))
+}
+
+func integer(_ value: JSONValue?) -> Int? {
+    if case .number(let text)? = value { return Int(text) }
+    return nil
+}
+
+@Suite("Writes through the API")
+struct WriteTests {
+    @Test func writesWithoutAConfiguredTokenAreForbiddenWithAHint() async throws {
+        try await WriteHarness(token: nil).run { client, _ in
+            let response = try await client.execute(uri: "/products/A", method: .put, headers: authorized, body: ByteBuffer(string: "{}"))
+            #expect(response.status == .forbidden)
+            #expect(response.headers[.contentType] == "application/problem+json")
+            let detail = try json(response)["detail"]
+            #expect(detail == .string("writes are disabled: start catalogd with --api-token or CATALOG_API_TOKEN (or --api-token-file) to enable them"))
+        }
+    }
+
+    @Test func aMissingOrWrongTokenIsUnauthorized() async throws {
+        try await WriteHarness().run { client, _ in
+            for headers: HTTPFields in [[:], [.authorization: "Bearer nope"], [.authorization: "Basic c2VjcmV0"]] {
+                let response = try await client.execute(uri: "/products/A", method: .delete, headers: headers)
+                #expect(response.status == .unauthorized)
+                #expect(response.headers[.wwwAuthenticate] == "Bearer realm=\"catalogd\"")
+            }
+        }
+    }
+
+    @Test func putCreatesThenUpdatesThenLeavesAnUnchangedProductAlone() async throws {
+        try await WriteHarness().run { client, components in
+            let body = #"{"name": "Lamp", "category": "home", "price": 12.50, "stock": 3}"#
+            let created = try await client.execute(uri: "/products/LAMP-1", method: .put, headers: authorized, body: ByteBuffer(string: body))
+            #expect(created.status == .created)
+            #expect(created.headers[.location]?.hasSuffix("/products/LAMP-1/") == true)
+            #expect(String(buffer: created.body).contains(#""price":12.50"#))
+            let seqAfterCreate = try await components.store.versions().lastSeq
+            let again = try await client.execute(uri: "/products/LAMP-1/", method: .put, headers: authorized, body: ByteBuffer(string: body))
+            #expect(again.status == .ok)
+            let seqAfterSame = try await components.store.versions().lastSeq
+            #expect(seqAfterSame == seqAfterCreate)
+            let moved = #"{"name": "Lamp", "category": "garden", "price": 12.50, "stock": 3}"#
+            let updated = try await client.execute(uri: "/products/LAMP-1", method: .put, headers: authorized, body: ByteBuffer(string: moved))
+            #expect(updated.status == .ok)
+            let garden = try await components.store.category(name: "garden").0?.productCount
+            let home = try await components.store.category(name: "home").0
+            #expect(garden == 1)
+            #expect(home == nil)
+        }
+    }
+
+    @Test func aKeyInTheBodyMustMatchThePath() async throws {
+        try await WriteHarness().run { client, _ in
+            let body = #"{"serial_code": "OTHER", "name": "Lamp", "category": "home", "price": 1}"#
+            let response = try await client.execute(uri: "/products/LAMP-1", method: .put, headers: authorized, body: ByteBuffer(string: body))
+            #expect(response.status == .badRequest)
+            #expect(try json(response)["parameter"] == .string("serial_code"))
+        }
+    }
+
+    @Test func anInvalidRecordIsRejectedWithTheImportersReason() async throws {
+        try await WriteHarness().run { client, _ in
+            let body = #"{"name": "Lamp", "category": "home", "price": -1}"#
+            let response = try await client.execute(uri: "/products/LAMP-1", method: .put, headers: authorized, body: ByteBuffer(string: body))
+            #expect(response.status == .unprocessableContent)
+            #expect(try json(response)["detail"] == .string("price must not be negative, got -1"))
+        }
+    }
+
+    @Test func deletingTwiceReturns404() async throws {
+        try await WriteHarness().run { client, components in
+            _ = try await components.store.upsertProducts(
+                [Product(serialCode: "A", name: "a", category: "c", price: try Price(parsing: "1"))], author: "api")
+            let first = try await client.execute(uri: "/products/A", method: .delete, headers: authorized)
+            #expect(first.status == .noContent)
+            let second = try await client.execute(uri: "/products/A", method: .delete, headers: authorized)
+            #expect(second.status == .notFound)
+        }
+    }
+
+    @Test func aBatchOfNDJSONOrAJSONArrayLandsWithItsReport() async throws {
+        try await WriteHarness().run { client, components in
+            var headers = authorized
+            headers[.contentType] = "application/x-ndjson"
+            let ndjson = """
+                {"sku": "A", "title": "a", "category": "c", "price": 1}
+                {"sku": "B", "title": "b", "category": "c", "price": -2}
+                not json
+                {"sku": "A", "title": "a2", "category": "c", "price": 1}
+
+                """
+            let response = try await client.execute(uri: "/products", method: .post, headers: headers, body: ByteBuffer(string: ndjson))
+            #expect(response.status == .ok)
+            let report = try json(response)
+            #expect(integer(report["inserted"]) == 1)
+            #expect(integer(report["rejected"]) == 3)
+            guard case .array(let rejections)? = report["rejections"] else { Issue.record("no rejections"); return }
+            #expect(rejections.compactMap { integer($0["index"]) } == [0, 1, 2])
+            let array = #"[{"sku": "A", "title": "a2", "category": "c", "price": 1}, {"sku": "C", "title": "c", "category": "c", "price": 3}]"#
+            let second = try json(try await client.execute(uri: "/products", method: .post, headers: authorized, body: ByteBuffer(string: array)))
+            #expect(integer(second["unchanged"]) == 1)
+            #expect(integer(second["inserted"]) == 1)
+            let count = try await components.store.category(name: "c").0?.productCount
+            #expect(count == 2)
+        }
+    }
+
+    @Test func aBodyOverTheLimitIs413() async throws {
+        try await WriteHarness(maximumBodyBytes: 1024).run { client, _ in
+            let big = "[" + Array(repeating: #"{"sku": "A", "title": "a", "category": "c", "price": 1}"#, count: 100).joined(separator: ",") + "]"
+            let response = try await client.execute(uri: "/products", method: .post, headers: authorized, body: ByteBuffer(string: big))
+            #expect(response.status == .contentTooLarge)
+            #expect(response.headers[.contentType] == "application/problem+json")
+        }
+    }
+
+    @Test func anImportRestoresWhatTheAPIDeletedAndTheHistoryShowsBoth() async throws {
+        var harness = WriteHarness()
+        let feed = harness.directory.appendingPathComponent("products.json")
+        harness.configuration.feeds = FeedLocations(films: "", products: feed.path)
+        try await harness.run { client, components in
+            try Data(#"[{"sku": "A", "title": "a", "category": "c", "price": 1}, {"sku": "B", "title": "b", "category": "c", "price": 2}]"#.utf8)
+                .write(to: feed)
+            _ = try await components.importer.run(.products)
+            let deleted = try await client.execute(uri: "/products/A", method: .delete, headers: authorized)
+            #expect(deleted.status == .noContent)
+            let changed = try await client.execute(
+                uri: "/products/B", method: .put, headers: authorized, body: ByteBuffer(string: #"{"name": "b", "category": "c", "price": 9}"#))
+            #expect(changed.status == .ok)
+            let report = try await components.importer.run(.products)
+            #expect(report.inserted == 1)
+            #expect(report.updated == 1)
+            let history = try await components.store.changes(since: 0, limit: 100).changes.map { "\($0.key) \($0.op) \($0.author)" }
+            #expect(history == [
+                "A upsert import:products", "B upsert import:products", "A delete api", "B upsert api", "A upsert import:products", "B upsert import:products",
+            ])
+            let price = try await components.store.product(serialCode: "B").0?.product.price.text
+            #expect(price == "2")
+            let problems = try await components.store.check()
+            #expect(problems.isEmpty)
+        }
+    }
+}
+
+@Suite("The change feed")
+struct ChangeFeedTests {
+    static func seed(_ store: CatalogStore, count: Int) async throws {
+        for index in 0..<count {
+            _ = try await store.upsertProducts(
+                [Product(serialCode: "P\(index)", name: "p", category: "c", price: try Price(parsing: "1"))], author: "api")
+        }
+    }
+
+    @Test func changesArePagedWithLastSeqAndPending() async throws {
+        try await WriteHarness().run { client, components in
+            try await Self.seed(components.store, count: 5)
+            _ = try await components.store.upsertFilms([Film(episodeID: 1, title: "t", releaseDate: "1977-05-25")], author: "api")
+            let first = try json(try await client.execute(uri: "/changes?since=0&limit=2", method: .get))
+            #expect(integer(first["last_seq"]) == 2)
+            #expect(integer(first["pending"]) == 4)
+            guard case .array(let results)? = first["results"] else { Issue.record("no results"); return }
+            #expect(results.first?["entity"] == .string("product"))
+            #expect(results.first?["op"] == .string("upsert"))
+            #expect(results.first?["author"] == .string("api"))
+            let films = try json(try await client.execute(uri: "/changes?since=2&entity=film", method: .get))
+            guard case .array(let filmChanges)? = films["results"] else { Issue.record("no results"); return }
+            #expect(filmChanges.count == 1)
+            #expect(filmChanges.first?["key"] == .string("1"))
+            #expect(integer(films["last_seq"]) == 6)
+        }
+    }
+
+    @Test func aBadTokenIs400AndAPrunedOneIs410() async throws {
+        try await WriteHarness().run { client, components in
+            try await Self.seed(components.store, count: 3)
+            let bad = try await client.execute(uri: "/changes?since=abc", method: .get)
+            #expect(bad.status == .badRequest)
+            #expect(try json(bad)["parameter"] == .string("since"))
+            let pruned = try await components.store.pruneHistory(before: "9999-01-01T00:00:00Z")
+            #expect(pruned == 2)
+            let gone = try await client.execute(uri: "/changes?since=0", method: .get)
+            #expect(gone.status == .gone)
+            #expect(gone.headers[.contentType] == "application/problem+json")
+            #expect(integer(try json(gone)["last_seq"]) == 3)
+            let current = try await client.execute(uri: "/changes?since=2", method: .get)
+            #expect(current.status == .ok)
+        }
+    }
+
+    @Test func aLongPollReturnsAsSoonAsAChangeArrivesAndEmptyAtItsTimeout() async throws {
+        try await WriteHarness().run { client, components in
+            let started = ContinuousClock.now
+            let empty = try json(try await client.execute(uri: "/changes?since=0&feed=longpoll&timeout=300", method: .get))
+            #expect(ContinuousClock.now - started >= .milliseconds(250))
+            #expect(empty["results"] == .array([]))
+            async let polled = client.execute(uri: "/changes?since=0&feed=longpoll&timeout=10000", method: .get)
+            try await Task.sleep(for: .milliseconds(200))
+            let writeTime = ContinuousClock.now
+            let put = try await client.execute(
+                uri: "/products/A", method: .put, headers: authorized, body: ByteBuffer(string: #"{"name": "a", "category": "c", "price": 1}"#))
+            #expect(put.status == .created)
+            let result = try json(try await polled)
+            #expect(ContinuousClock.now - writeTime < .seconds(5))
+            guard case .array(let results)? = result["results"] else { Issue.record("no results"); return }
+            #expect(results.count == 1)
+            #expect(results.first?["key"] == .string("A"))
+            _ = components
+        }
+    }
+
+    @Test func anEventStreamSendsEveryChangeAfterLastEventID() async throws {
+        try await WriteHarness().run { client, components in
+            try await Self.seed(components.store, count: 3)
+            async let streamed = client.execute(uri: "/changes", method: .get, headers: [.accept: "text/event-stream", .lastEventID: "1"])
+            try await Task.sleep(for: .milliseconds(300))
+            _ = try await client.execute(uri: "/products/P0", method: .delete, headers: authorized)
+            try await Task.sleep(for: .milliseconds(300))
+            // Shutting the notifier down ends every stream, as graceful shutdown does.
+            await components.notifier.shutDown()
+            let response = try await streamed
+            #expect(response.headers[.contentType] == "text/event-stream")
+            let ids = String(buffer: response.body).split(separator: "\n").filter { $0.hasPrefix("id: ") }
+            #expect(ids == ["id: 2", "id: 3", "id: 4"])
+            #expect(String(buffer: response.body).contains(#""key":"P0","op":"delete","author":"api""#))
+        }
+    }
+}
