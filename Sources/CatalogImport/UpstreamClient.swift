@@ -179,9 +179,11 @@ public struct UpstreamClient: Sendable {
         if let lastModified { request.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since") }
         let result: BoundedDownload.Result
         do {
-            result = try await BoundedDownload.run(request, limit: policy.maximumResponseBytes)
+            result = try await BoundedDownload.run(request, limit: policy.maximumResponseBytes, timeout: policy.requestTimeout)
         } catch let error as BoundedDownload.TooLarge {
             return .permanent("response is larger than the \(error.limit)-byte limit")
+        } catch is BoundedDownload.TimedOut {
+            return .transient("no complete response within \(policy.requestTimeout)", retryAfter: nil)
         } catch is CancellationError {
             return .permanent("cancelled")
         } catch {
@@ -220,8 +222,16 @@ enum BoundedDownload {
         var limit: Int
     }
 
-    static func run(_ request: URLRequest, limit: Int) async throws -> Result {
+    struct TimedOut: Error {}
+
+    /// `timeout` bounds the whole exchange; URLSession's own timeout on Linux only counts whole idle seconds.
+    static func run(_ request: URLRequest, limit: Int, timeout: Duration) async throws -> Result {
         let delegate = Delegate(limit: limit)
+        let timer = Task {
+            try await Task.sleep(for: timeout)
+            delegate.cancel(because: TimedOut())
+        }
+        defer { timer.cancel() }
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -232,7 +242,7 @@ enum BoundedDownload {
                 delegate.start(session.dataTask(with: request), continuation: continuation)
             }
         } onCancel: {
-            delegate.cancel()
+            delegate.cancel(because: CancellationError())
         }
     }
 
@@ -262,9 +272,9 @@ enum BoundedDownload {
             if cancelledAlready { task.cancel() }
         }
 
-        func cancel() {
+        func cancel(because reason: any Error) {
             let task = lock.withLock {
-                failure = failure ?? CancellationError()
+                failure = failure ?? reason
                 return self.task
             }
             task?.cancel()

@@ -34,8 +34,8 @@ struct ImportFaultTests {
     }
 
     @Test func a5xxOnTheLastPageChangesNothing() async throws {
-        // 40 products in pages of 7: page 6 is the last.
-        try await expectFailureLeavesStoreUnchanged(FixtureFaults(failPage: 6), cause: "HTTP 500")
+        // The changed listing has 30 products: in pages of 7, page 5 is the last.
+        try await expectFailureLeavesStoreUnchanged(FixtureFaults(failPage: 5), cause: "HTTP 500")
     }
 
     @Test func truncatedJSONChangesNothing() async throws {
