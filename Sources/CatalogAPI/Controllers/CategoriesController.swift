@@ -5,7 +5,12 @@ import Hummingbird
 /// `GET /categories`, `GET /categories/{name}`; a category exists while it has products.
 struct CategoriesController<Context: RequestContext> {
     let store: CatalogStore
-    let urls: RequestURLs
+    let reads: ResourceReads
+
+    init(store: CatalogStore, urls: RequestURLs) {
+        self.store = store
+        reads = ResourceReads(store: store, urls: urls, family: "categories", version: \.products)
+    }
 
     func addRoutes(to group: RouterGroup<Context>) {
         group.get(use: list)
@@ -16,20 +21,12 @@ struct CategoriesController<Context: RequestContext> {
         let query = QueryReader(request)
         let filter = CategoryFilter(search: query.string("search"))
         let pageRequest = try query.pageRequest()
-        let representations = Representations(base: urls.base(for: request))
-        return try await JSONResponder.conditionalGET(request, store: store, baseURL: representations.base, family: "categories", version: \.products) {
-            let page = try await store.categories(filter, page: pageRequest)
-            return (representations.envelope(page, request: request, render: representations.category), page.versions)
-        }
+        return try await reads.list(request, fetch: { try await store.categories(filter, page: pageRequest) }, render: { $0.category })
     }
 
     @Sendable func get(_ request: Request, context: Context) async throws -> Response {
         let name = context.parameters.get("name") ?? ""
-        let representations = Representations(base: urls.base(for: request))
-        return try await JSONResponder.conditionalGET(request, store: store, baseURL: representations.base, family: "categories", version: \.products) {
-            let (row, versions) = try await store.category(name: name)
-            guard let row else { throw Problem.notFound("no category named '\(name)'") }
-            return (Representations.single { representations.category(row, into: &$0) }, versions)
-        }
+        return try await reads.item(
+            request, notFound: "no category named '\(name)'", fetch: { try await store.category(name: name) }, render: { $0.category })
     }
 }

@@ -7,6 +7,14 @@ struct FilmsController<Context: RequestContext> {
     let store: CatalogStore
     let urls: RequestURLs
     let writes: WriteSupport
+    let reads: ResourceReads
+
+    init(store: CatalogStore, urls: RequestURLs, writes: WriteSupport) {
+        self.store = store
+        self.urls = urls
+        self.writes = writes
+        reads = ResourceReads(store: store, urls: urls, family: "films", version: \.films)
+    }
 
     func addRoutes(to group: RouterGroup<Context>) {
         group.get(use: list)
@@ -19,21 +27,13 @@ struct FilmsController<Context: RequestContext> {
         let query = QueryReader(request)
         let filter = FilmFilter(director: query.string("director"), search: query.string("search"))
         let pageRequest = try query.pageRequest()
-        let representations = Representations(base: urls.base(for: request))
-        return try await JSONResponder.conditionalGET(request, store: store, baseURL: representations.base, family: "films", version: \.films) {
-            let page = try await store.films(filter, page: pageRequest)
-            return (representations.envelope(page, request: request, render: representations.film), page.versions)
-        }
+        return try await reads.list(request, fetch: { try await store.films(filter, page: pageRequest) }, render: { $0.film })
     }
 
     @Sendable func get(_ request: Request, context: Context) async throws -> Response {
         let episodeID = try Self.episodeID(context)
-        let representations = Representations(base: urls.base(for: request))
-        return try await JSONResponder.conditionalGET(request, store: store, baseURL: representations.base, family: "films", version: \.films) {
-            let (row, versions) = try await store.film(episodeID: episodeID)
-            guard let row else { throw Problem.notFound("no film with episode_id \(episodeID)") }
-            return (Representations.single { representations.film(row, into: &$0) }, versions)
-        }
+        return try await reads.item(
+            request, notFound: "no film with episode_id \(episodeID)", fetch: { try await store.film(episodeID: episodeID) }, render: { $0.film })
     }
 
     /// Creates or replaces one film and its links; its source stays the feed's if it came from one.

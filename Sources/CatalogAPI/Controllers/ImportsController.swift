@@ -12,6 +12,15 @@ struct ImportsController<Context: RequestContext> {
     let importer: Importer
     let token: BearerToken
     let urls: RequestURLs
+    let reads: ResourceReads
+
+    init(store: CatalogStore, importer: Importer, token: BearerToken, urls: RequestURLs) {
+        self.store = store
+        self.importer = importer
+        self.token = token
+        self.urls = urls
+        reads = ResourceReads(store: store, urls: urls, family: "imports", version: \.imports)
+    }
 
     func addRoutes(to group: RouterGroup<Context>) {
         group.get(use: list)
@@ -21,22 +30,13 @@ struct ImportsController<Context: RequestContext> {
 
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
         let pageRequest = try QueryReader(request).pageRequest()
-        let representations = Representations(base: urls.base(for: request))
-        return try await JSONResponder.conditionalGET(request, store: store, baseURL: representations.base, family: "imports", version: \.imports) {
-            let page = try await store.importReports(page: pageRequest)
-            return (representations.envelope(page, request: request, render: representations.importReport), page.versions)
-        }
+        return try await reads.list(request, fetch: { try await store.importReports(page: pageRequest) }, render: { $0.importReport })
     }
 
     @Sendable func get(_ request: Request, context: Context) async throws -> Response {
         let text = context.parameters.get("id") ?? ""
         guard let id = Int64(text), id > 0 else { throw Problem.badParameter("id", "id must be a positive integer, got '\(text)'") }
-        let representations = Representations(base: urls.base(for: request))
-        return try await JSONResponder.conditionalGET(request, store: store, baseURL: representations.base, family: "imports", version: \.imports) {
-            let (report, versions) = try await store.importReport(id: id)
-            guard let report else { throw Problem.notFound("no import with id \(id)") }
-            return (Representations.single { representations.importReport(report, into: &$0) }, versions)
-        }
+        return try await reads.item(request, notFound: "no import with id \(id)", fetch: { try await store.importReport(id: id) }, render: { $0.importReport })
     }
 
     /// Starts a run and answers `202 Accepted` with its report; `409` when that source is already running.

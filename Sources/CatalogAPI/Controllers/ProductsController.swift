@@ -7,6 +7,14 @@ struct ProductsController<Context: RequestContext> {
     let store: CatalogStore
     let urls: RequestURLs
     let writes: WriteSupport
+    let reads: ResourceReads
+
+    init(store: CatalogStore, urls: RequestURLs, writes: WriteSupport) {
+        self.store = store
+        self.urls = urls
+        self.writes = writes
+        reads = ResourceReads(store: store, urls: urls, family: "products", version: \.products)
+    }
 
     func addRoutes(to group: RouterGroup<Context>) {
         group.get(use: list)
@@ -22,21 +30,14 @@ struct ProductsController<Context: RequestContext> {
             category: query.string("category"), brand: query.string("brand"), minimumPrice: try query.price("min_price"),
             maximumPrice: try query.price("max_price"), inStock: try query.bool("in_stock"), search: query.string("search"))
         let pageRequest = try query.pageRequest()
-        let representations = Representations(base: urls.base(for: request))
-        return try await JSONResponder.conditionalGET(request, store: store, baseURL: representations.base, family: "products", version: \.products) {
-            let page = try await store.products(filter, page: pageRequest)
-            return (representations.envelope(page, request: request, render: representations.product), page.versions)
-        }
+        return try await reads.list(request, fetch: { try await store.products(filter, page: pageRequest) }, render: { $0.product })
     }
 
     @Sendable func get(_ request: Request, context: Context) async throws -> Response {
         let serialCode = context.parameters.get("serial_code") ?? ""
-        let representations = Representations(base: urls.base(for: request))
-        return try await JSONResponder.conditionalGET(request, store: store, baseURL: representations.base, family: "products", version: \.products) {
-            let (row, versions) = try await store.product(serialCode: serialCode)
-            guard let row else { throw Problem.notFound("no product with serial_code '\(serialCode)'") }
-            return (Representations.single { representations.product(row, into: &$0) }, versions)
-        }
+        return try await reads.item(
+            request, notFound: "no product with serial_code '\(serialCode)'", fetch: { try await store.product(serialCode: serialCode) },
+            render: { $0.product })
     }
 
     /// Creates or replaces one product; its source stays the feed's if it came from one.
