@@ -7,6 +7,758 @@ openapi: 3.1.0
 info:
   title: catalogd
   version: 0.1.0
-paths: {}
+  summary: A local, always-fresh copy of a films and products catalogue, served over REST.
+  description: |
+    catalogd mirrors a SWAPI-shaped films feed and a DummyJSON-shaped products feed into an embedded
+    SQLite store and serves it. Every path also answers with a trailing slash (`/films/4/`), and every
+    GET also answers HEAD. Every response carries `X-Request-Id`. Every error is
+    `application/problem+json` (RFC 9457). Lists use the envelope `{count, next, previous, results}`
+    with opaque keyset cursors in `next` and `previous`.
+servers:
+  - url: http://127.0.0.1:8080
+tags:
+  - name: catalogue
+  - name: writes
+  - name: changes
+  - name: imports
+  - name: operations
+paths:
+  /:
+    get:
+      tags: [catalogue]
+      operationId: root
+      summary: Links to every resource.
+      parameters:
+        - $ref: '#/components/parameters/IfNoneMatch'
+      responses:
+        '200':
+          description: The resource links.
+          headers:
+            ETag: {$ref: '#/components/headers/ETag'}
+            X-Request-Id: {$ref: '#/components/headers/RequestId'}
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [films, products, categories, changes, imports]
+                properties:
+                  films: {type: string, format: uri}
+                  products: {type: string, format: uri}
+                  categories: {type: string, format: uri}
+                  changes: {type: string, format: uri}
+                  imports: {type: string, format: uri}
+        '304': {$ref: '#/components/responses/NotModified'}
+  /films:
+    get:
+      tags: [catalogue]
+      operationId: listFilms
+      summary: Films, ordered, filtered and paged.
+      parameters:
+        - $ref: '#/components/parameters/Search'
+        - name: director
+          in: query
+          description: Only films by this director (exact match).
+          schema: {type: string}
+        - name: ordering
+          in: query
+          description: Sort field, `-` first for descending; ties are broken by episode_id.
+          schema:
+            type: string
+            enum: [episode_id, -episode_id, title, -title, release_date, -release_date, director, -director]
+            default: episode_id
+        - $ref: '#/components/parameters/PageSize'
+        - $ref: '#/components/parameters/Cursor'
+        - $ref: '#/components/parameters/IfNoneMatch'
+      responses:
+        '200':
+          description: One page of films.
+          headers:
+            ETag: {$ref: '#/components/headers/ETag'}
+            X-Catalog-Seq: {$ref: '#/components/headers/CatalogSeq'}
+            X-Request-Id: {$ref: '#/components/headers/RequestId'}
+          content:
+            application/json:
+              schema:
+                allOf:
+                  - $ref: '#/components/schemas/Envelope'
+                  - type: object
+                    properties:
+                      results: {type: array, items: {$ref: '#/components/schemas/Film'}}
+        '304': {$ref: '#/components/responses/NotModified'}
+        '400': {$ref: '#/components/responses/BadRequest'}
+  /films/{episode_id}:
+    parameters:
+      - name: episode_id
+        in: path
+        required: true
+        schema: {type: integer, minimum: 1}
+    get:
+      tags: [catalogue]
+      operationId: getFilm
+      summary: One film with its links and derived counts.
+      parameters:
+        - $ref: '#/components/parameters/IfNoneMatch'
+      responses:
+        '200':
+          description: The film.
+          headers:
+            ETag: {$ref: '#/components/headers/ETag'}
+            X-Catalog-Seq: {$ref: '#/components/headers/CatalogSeq'}
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Film'}
+        '304': {$ref: '#/components/responses/NotModified'}
+        '400': {$ref: '#/components/responses/BadRequest'}
+        '404': {$ref: '#/components/responses/NotFound'}
+    put:
+      tags: [writes]
+      operationId: putFilm
+      summary: Create or replace one film (SWAPI fields; episode_id comes from the path).
+      security: [{bearer: []}]
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {$ref: '#/components/schemas/FilmInput'}
+      responses:
+        '200':
+          description: Replaced (or unchanged).
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Film'}
+        '201':
+          description: Created.
+          headers:
+            Location: {$ref: '#/components/headers/Location'}
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Film'}
+        '400': {$ref: '#/components/responses/BadRequest'}
+        '401': {$ref: '#/components/responses/Unauthorized'}
+        '403': {$ref: '#/components/responses/Forbidden'}
+        '413': {$ref: '#/components/responses/TooLarge'}
+        '422': {$ref: '#/components/responses/InvalidRecord'}
+    delete:
+      tags: [writes]
+      operationId: deleteFilm
+      summary: Delete one film and its links.
+      security: [{bearer: []}]
+      responses:
+        '204': {description: Deleted.}
+        '400': {$ref: '#/components/responses/BadRequest'}
+        '401': {$ref: '#/components/responses/Unauthorized'}
+        '403': {$ref: '#/components/responses/Forbidden'}
+        '404': {$ref: '#/components/responses/NotFound'}
+  /products:
+    get:
+      tags: [catalogue]
+      operationId: listProducts
+      summary: Products, ordered, filtered and paged.
+      parameters:
+        - $ref: '#/components/parameters/Search'
+        - name: category
+          in: query
+          schema: {type: string}
+        - name: brand
+          in: query
+          schema: {type: string}
+        - name: min_price
+          in: query
+          description: Lowest price, inclusive, as a decimal (compared exactly).
+          schema: {type: string, pattern: '^[0-9]+(\.[0-9]{1,6})?$', examples: ['19.99']}
+        - name: max_price
+          in: query
+          description: Highest price, inclusive, as a decimal (compared exactly).
+          schema: {type: string, pattern: '^[0-9]+(\.[0-9]{1,6})?$', examples: ['100']}
+        - name: in_stock
+          in: query
+          description: true for stock > 0, false for stock = 0.
+          schema: {type: boolean}
+        - name: ordering
+          in: query
+          description: Sort field, `-` first for descending; ties are broken by serial_code.
+          schema:
+            type: string
+            enum: [serial_code, -serial_code, name, -name, price, -price, category, -category, stock, -stock, updated_at, -updated_at]
+            default: serial_code
+        - $ref: '#/components/parameters/PageSize'
+        - $ref: '#/components/parameters/Cursor'
+        - $ref: '#/components/parameters/IfNoneMatch'
+      responses:
+        '200':
+          description: One page of products.
+          headers:
+            ETag: {$ref: '#/components/headers/ETag'}
+            X-Catalog-Seq: {$ref: '#/components/headers/CatalogSeq'}
+          content:
+            application/json:
+              schema:
+                allOf:
+                  - $ref: '#/components/schemas/Envelope'
+                  - type: object
+                    properties:
+                      results: {type: array, items: {$ref: '#/components/schemas/Product'}}
+        '304': {$ref: '#/components/responses/NotModified'}
+        '400': {$ref: '#/components/responses/BadRequest'}
+    post:
+      tags: [writes]
+      operationId: upsertProducts
+      summary: Batch upsert of products in one transaction; bad records are reported, the rest land.
+      security: [{bearer: []}]
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: array
+              items: {$ref: '#/components/schemas/ProductInput'}
+          application/x-ndjson:
+            schema:
+              type: string
+              description: One product object per line.
+      responses:
+        '200':
+          description: What the batch changed.
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/BatchReport'}
+        '400': {$ref: '#/components/responses/BadRequest'}
+        '401': {$ref: '#/components/responses/Unauthorized'}
+        '403': {$ref: '#/components/responses/Forbidden'}
+        '413': {$ref: '#/components/responses/TooLarge'}
+  /products/{serial_code}:
+    parameters:
+      - name: serial_code
+        in: path
+        required: true
+        schema: {type: string}
+    get:
+      tags: [catalogue]
+      operationId: getProduct
+      summary: One product.
+      parameters:
+        - $ref: '#/components/parameters/IfNoneMatch'
+      responses:
+        '200':
+          description: The product.
+          headers:
+            ETag: {$ref: '#/components/headers/ETag'}
+            X-Catalog-Seq: {$ref: '#/components/headers/CatalogSeq'}
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Product'}
+        '304': {$ref: '#/components/responses/NotModified'}
+        '404': {$ref: '#/components/responses/NotFound'}
+    put:
+      tags: [writes]
+      operationId: putProduct
+      summary: Create or replace one product (serial_code comes from the path).
+      security: [{bearer: []}]
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {$ref: '#/components/schemas/ProductInput'}
+      responses:
+        '200':
+          description: Replaced (or unchanged).
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Product'}
+        '201':
+          description: Created.
+          headers:
+            Location: {$ref: '#/components/headers/Location'}
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Product'}
+        '400': {$ref: '#/components/responses/BadRequest'}
+        '401': {$ref: '#/components/responses/Unauthorized'}
+        '403': {$ref: '#/components/responses/Forbidden'}
+        '413': {$ref: '#/components/responses/TooLarge'}
+        '422': {$ref: '#/components/responses/InvalidRecord'}
+    delete:
+      tags: [writes]
+      operationId: deleteProduct
+      summary: Delete one product.
+      security: [{bearer: []}]
+      responses:
+        '204': {description: Deleted.}
+        '401': {$ref: '#/components/responses/Unauthorized'}
+        '403': {$ref: '#/components/responses/Forbidden'}
+        '404': {$ref: '#/components/responses/NotFound'}
+  /categories:
+    get:
+      tags: [catalogue]
+      operationId: listCategories
+      summary: Categories with their derived product counts; a category exists while it has products.
+      parameters:
+        - $ref: '#/components/parameters/Search'
+        - name: ordering
+          in: query
+          schema:
+            type: string
+            enum: [name, -name, product_count, -product_count]
+            default: name
+        - $ref: '#/components/parameters/PageSize'
+        - $ref: '#/components/parameters/Cursor'
+        - $ref: '#/components/parameters/IfNoneMatch'
+      responses:
+        '200':
+          description: One page of categories.
+          headers:
+            ETag: {$ref: '#/components/headers/ETag'}
+            X-Catalog-Seq: {$ref: '#/components/headers/CatalogSeq'}
+          content:
+            application/json:
+              schema:
+                allOf:
+                  - $ref: '#/components/schemas/Envelope'
+                  - type: object
+                    properties:
+                      results: {type: array, items: {$ref: '#/components/schemas/Category'}}
+        '304': {$ref: '#/components/responses/NotModified'}
+        '400': {$ref: '#/components/responses/BadRequest'}
+  /categories/{name}:
+    parameters:
+      - name: name
+        in: path
+        required: true
+        schema: {type: string}
+    get:
+      tags: [catalogue]
+      operationId: getCategory
+      summary: One category.
+      parameters:
+        - $ref: '#/components/parameters/IfNoneMatch'
+      responses:
+        '200':
+          description: The category.
+          headers:
+            ETag: {$ref: '#/components/headers/ETag'}
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Category'}
+        '304': {$ref: '#/components/responses/NotModified'}
+        '404': {$ref: '#/components/responses/NotFound'}
+  /changes:
+    get:
+      tags: [changes]
+      operationId: listChanges
+      summary: The change history after a change token, as a page, a long poll, or Server-Sent Events.
+      description: |
+        With `Accept: text/event-stream` (or `feed=eventsource`) the changes stream as Server-Sent Events
+        (`id:` the seq, `event: change`, `data:` the change as JSON), resuming from `Last-Event-ID` or
+        `since`, with a `: heartbeat` comment every 15 seconds. `feed=longpoll` waits up to `timeout`
+        milliseconds for the first change after `since`.
+      parameters:
+        - name: since
+          in: query
+          description: Change token; 0 is the beginning. Defaults to Last-Event-ID for streams, else 0.
+          schema: {type: integer, minimum: 0, default: 0}
+        - name: limit
+          in: query
+          schema: {type: integer, minimum: 1, maximum: 10000, default: 100}
+        - name: entity
+          in: query
+          schema: {type: string, enum: [film, product]}
+        - name: feed
+          in: query
+          schema: {type: string, enum: [normal, longpoll, eventsource], default: normal}
+        - name: timeout
+          in: query
+          description: Long-poll wait in milliseconds.
+          schema: {type: integer, minimum: 0, maximum: 120000, default: 30000}
+        - name: Last-Event-ID
+          in: header
+          schema: {type: string}
+      responses:
+        '200':
+          description: Changes after `since`, oldest first.
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/ChangePage'}
+            text/event-stream:
+              schema: {type: string}
+        '400': {$ref: '#/components/responses/BadRequest'}
+        '410':
+          description: The token is older than the retained history; re-list and resume from `last_seq`.
+          content:
+            application/problem+json:
+              schema:
+                allOf:
+                  - $ref: '#/components/schemas/Problem'
+                  - type: object
+                    required: [last_seq]
+                    properties:
+                      last_seq: {type: integer}
+  /imports:
+    get:
+      tags: [imports]
+      operationId: listImports
+      summary: Import reports, newest first.
+      parameters:
+        - name: ordering
+          in: query
+          schema: {type: string, enum: [id, -id], default: -id}
+        - $ref: '#/components/parameters/PageSize'
+        - $ref: '#/components/parameters/Cursor'
+        - $ref: '#/components/parameters/IfNoneMatch'
+      responses:
+        '200':
+          description: One page of reports.
+          headers:
+            ETag: {$ref: '#/components/headers/ETag'}
+          content:
+            application/json:
+              schema:
+                allOf:
+                  - $ref: '#/components/schemas/Envelope'
+                  - type: object
+                    properties:
+                      results: {type: array, items: {$ref: '#/components/schemas/ImportReport'}}
+        '304': {$ref: '#/components/responses/NotModified'}
+        '400': {$ref: '#/components/responses/BadRequest'}
+    post:
+      tags: [imports]
+      operationId: startImport
+      summary: Start an import run of one feed.
+      security: [{bearer: []}]
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [source]
+              properties:
+                source: {type: string, enum: [films, products]}
+      responses:
+        '202':
+          description: The run started; its report, still running, is at Location.
+          headers:
+            Location: {$ref: '#/components/headers/Location'}
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/ImportReport'}
+        '400': {$ref: '#/components/responses/BadRequest'}
+        '401': {$ref: '#/components/responses/Unauthorized'}
+        '403': {$ref: '#/components/responses/Forbidden'}
+        '409':
+          description: A run of that source is already in progress (its id in `import_id`), or the source is not configured.
+          content:
+            application/problem+json:
+              schema:
+                allOf:
+                  - $ref: '#/components/schemas/Problem'
+                  - type: object
+                    properties:
+                      import_id: {type: integer}
+        '413': {$ref: '#/components/responses/TooLarge'}
+  /imports/{id}:
+    parameters:
+      - name: id
+        in: path
+        required: true
+        schema: {type: integer, minimum: 1}
+    get:
+      tags: [imports]
+      operationId: getImport
+      summary: One import report.
+      parameters:
+        - $ref: '#/components/parameters/IfNoneMatch'
+      responses:
+        '200':
+          description: The report.
+          headers:
+            ETag: {$ref: '#/components/headers/ETag'}
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/ImportReport'}
+        '304': {$ref: '#/components/responses/NotModified'}
+        '400': {$ref: '#/components/responses/BadRequest'}
+        '404': {$ref: '#/components/responses/NotFound'}
+  /healthz:
+    get:
+      tags: [operations]
+      operationId: health
+      summary: The process is up.
+      responses:
+        '200':
+          description: Up.
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Status'}
+  /readyz:
+    get:
+      tags: [operations]
+      operationId: ready
+      summary: The store is open and migrated.
+      responses:
+        '200':
+          description: Ready.
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Status'}
+        '503':
+          description: Not ready.
+          content:
+            application/problem+json:
+              schema: {$ref: '#/components/schemas/Problem'}
+  /metrics:
+    get:
+      tags: [operations]
+      operationId: metrics
+      summary: Prometheus metrics (request counts and latency by route and status, store rows and size).
+      responses:
+        '200':
+          description: Prometheus text exposition format.
+          content:
+            text/plain:
+              schema: {type: string}
+  /openapi.yaml:
+    get:
+      tags: [operations]
+      operationId: openAPI
+      summary: This document.
+      responses:
+        '200':
+          description: The OpenAPI description.
+          content:
+            application/yaml:
+              schema: {type: string}
+components:
+  securitySchemes:
+    bearer:
+      type: http
+      scheme: bearer
+      description: The token of --api-token / CATALOG_API_TOKEN; with none configured, writes get 403.
+  parameters:
+    Search:
+      name: search
+      in: query
+      description: Case-insensitive substring match.
+      schema: {type: string}
+    PageSize:
+      name: page_size
+      in: query
+      schema: {type: integer, minimum: 1, maximum: 1000, default: 20}
+    Cursor:
+      name: cursor
+      in: query
+      description: Opaque; take it from a page's next or previous link.
+      schema: {type: string}
+    IfNoneMatch:
+      name: If-None-Match
+      in: header
+      description: An ETag from an earlier response; the answer is 304 while it is current.
+      schema: {type: string}
+  headers:
+    ETag:
+      description: Changes exactly when the data behind the response changes.
+      schema: {type: string}
+    CatalogSeq:
+      description: The change token this response reflects; follow GET /changes?since= from it.
+      schema: {type: integer}
+    RequestId:
+      description: The request's id in the service's log (the client's own X-Request-Id when sane).
+      schema: {type: string}
+    Location:
+      schema: {type: string, format: uri}
+  responses:
+    NotModified:
+      description: The client's copy (If-None-Match) is current.
+      headers:
+        ETag: {$ref: '#/components/headers/ETag'}
+    BadRequest:
+      description: A parameter or the body is not acceptable; `parameter` names the parameter.
+      content:
+        application/problem+json:
+          schema: {$ref: '#/components/schemas/Problem'}
+    Unauthorized:
+      description: The bearer token is missing or wrong.
+      headers:
+        WWW-Authenticate:
+          schema: {type: string}
+      content:
+        application/problem+json:
+          schema: {$ref: '#/components/schemas/Problem'}
+    Forbidden:
+      description: Writes are disabled because no token is configured.
+      content:
+        application/problem+json:
+          schema: {$ref: '#/components/schemas/Problem'}
+    NotFound:
+      description: No such resource (or route).
+      content:
+        application/problem+json:
+          schema: {$ref: '#/components/schemas/Problem'}
+    TooLarge:
+      description: The body is over --max-body.
+      content:
+        application/problem+json:
+          schema: {$ref: '#/components/schemas/Problem'}
+    InvalidRecord:
+      description: The record fails validation; `detail` says why.
+      content:
+        application/problem+json:
+          schema: {$ref: '#/components/schemas/Problem'}
+  schemas:
+    Problem:
+      type: object
+      required: [type, title, status, detail]
+      properties:
+        type: {type: string, format: uri}
+        title: {type: string}
+        status: {type: integer}
+        detail: {type: string}
+        parameter: {type: string, description: The offending parameter, for 400.}
+    Envelope:
+      type: object
+      required: [count, next, previous, results]
+      properties:
+        count: {type: integer, minimum: 0}
+        next: {type: [string, 'null'], format: uri}
+        previous: {type: [string, 'null'], format: uri}
+        results: {type: array}
+    Film:
+      type: object
+      required: [episode_id, title, opening_crawl, director, producer, release_date, characters, planets, starships, vehicles, species,
+        character_count, planet_count, starship_count, vehicle_count, species_count, created, edited, url, source_url]
+      properties:
+        episode_id: {type: integer}
+        title: {type: string}
+        opening_crawl: {type: string}
+        director: {type: string}
+        producer: {type: string}
+        release_date: {type: string, format: date}
+        characters: {type: array, items: {type: string}}
+        planets: {type: array, items: {type: string}}
+        starships: {type: array, items: {type: string}}
+        vehicles: {type: array, items: {type: string}}
+        species: {type: array, items: {type: string}}
+        character_count: {type: integer}
+        planet_count: {type: integer}
+        starship_count: {type: integer}
+        vehicle_count: {type: integer}
+        species_count: {type: integer}
+        created: {type: string}
+        edited: {type: string}
+        url: {type: string, format: uri, description: This film on this service.}
+        source_url: {type: string, description: The film upstream.}
+        source: {type: string, enum: [films, api]}
+    FilmInput:
+      type: object
+      required: [title, release_date]
+      properties:
+        episode_id: {type: integer, description: Must match the path when given.}
+        title: {type: string}
+        opening_crawl: {type: string}
+        director: {type: string}
+        producer: {type: string}
+        release_date: {type: string, format: date}
+        characters: {type: array, items: {type: string}}
+        planets: {type: array, items: {type: string}}
+        starships: {type: array, items: {type: string}}
+        vehicles: {type: array, items: {type: string}}
+        species: {type: array, items: {type: string}}
+        created: {type: string}
+        edited: {type: string}
+        url: {type: string}
+    Product:
+      type: object
+      required: [serial_code, name, description, category, brand, price, stock, updated_at, url, source_url]
+      properties:
+        serial_code: {type: string}
+        name: {type: string}
+        description: {type: string}
+        category: {type: string}
+        brand: {type: [string, 'null']}
+        price: {type: number, description: Exactly the decimal the feed or the client gave.}
+        stock: {type: integer}
+        updated_at: {type: [string, 'null']}
+        url: {type: string, format: uri}
+        source_url: {type: [string, 'null']}
+        source: {type: string, enum: [products, api]}
+    ProductInput:
+      type: object
+      description: DummyJSON field names (sku, title, meta.updatedAt) are accepted too.
+      required: [category, price]
+      properties:
+        serial_code: {type: string}
+        sku: {type: string}
+        name: {type: string}
+        title: {type: string}
+        description: {type: string}
+        category: {type: string}
+        brand: {type: [string, 'null']}
+        price: {type: [number, string], description: A non-negative decimal with up to 6 decimal places.}
+        stock: {type: integer, minimum: 0}
+        updated_at: {type: string}
+        url: {type: string}
+    Category:
+      type: object
+      required: [name, product_count, url]
+      properties:
+        name: {type: string}
+        product_count: {type: integer, minimum: 1}
+        url: {type: string, format: uri}
+        products: {type: string, format: uri}
+    Rejection:
+      type: object
+      required: [index, key, reason]
+      properties:
+        index: {type: integer}
+        key: {type: [string, 'null']}
+        reason: {type: string}
+    BatchReport:
+      type: object
+      required: [inserted, updated, unchanged, rejected, rejections]
+      properties:
+        inserted: {type: integer}
+        updated: {type: integer}
+        unchanged: {type: integer}
+        rejected: {type: integer}
+        rejections: {type: array, items: {$ref: '#/components/schemas/Rejection'}}
+    ImportReport:
+      type: object
+      required: [id, source, status, started_at, finished_at, fetched, inserted, updated, unchanged, deleted, rejected, rejections, error]
+      properties:
+        id: {type: integer}
+        source: {type: string, enum: [films, products]}
+        status: {type: string, enum: [running, succeeded, failed]}
+        started_at: {type: string, format: date-time}
+        finished_at: {type: [string, 'null'], format: date-time}
+        fetched: {type: integer}
+        inserted: {type: integer}
+        updated: {type: integer}
+        unchanged: {type: integer}
+        deleted: {type: integer}
+        rejected: {type: integer}
+        rejections: {type: array, items: {$ref: '#/components/schemas/Rejection'}}
+        error: {type: [string, 'null']}
+        url: {type: string, format: uri}
+    Change:
+      type: object
+      required: [seq, entity, key, op, author, at]
+      properties:
+        seq: {type: integer}
+        entity: {type: string, enum: [film, product]}
+        key: {type: string}
+        op: {type: string, enum: [upsert, delete]}
+        author: {type: string}
+        at: {type: string, format: date-time}
+    ChangePage:
+      type: object
+      required: [results, last_seq, pending]
+      properties:
+        results: {type: array, items: {$ref: '#/components/schemas/Change'}}
+        last_seq: {type: integer, description: Where to resume.}
+        pending: {type: integer, description: How many matching changes follow.}
+    Status:
+      type: object
+      required: [status]
+      properties:
+        status: {type: string}
 """#
 }
