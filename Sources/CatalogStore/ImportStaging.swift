@@ -18,7 +18,7 @@ public struct ImportStaging: Sendable {
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             // Throwaway data: durability would only cost time.
-            try db.execute(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
+            try db.execute(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536")
         }
         queue = try DatabaseQueue(path: path, configuration: configuration)
         try queue.write { db in

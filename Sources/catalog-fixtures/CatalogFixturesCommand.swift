@@ -24,7 +24,7 @@ struct CatalogFixturesCommand: AsyncParsableCommand {
         @Option(help: "Address to listen on.") var host = "127.0.0.1"
         @Option(help: "Port; 0 picks a free one.") var port = 9090
         @Option(help: "Sleep this long before each response.") var delayMilliseconds = 0
-        @Flag(help: "Send no ETags (so every re-import is unconditional).") var disableETags = false
+        @Flag(name: .customLong("disable-etags"), help: "Send no ETags (so every re-import is unconditional).") var disableETags = false
 
         func run() async throws {
             let upstream = FixtureUpstream(
