@@ -1,0 +1,80 @@
+import Testing
+
+@testable import CatalogModel
+
+@Suite("JSON parser and writer")
+struct JSONTests {
+    func parse(_ text: String) throws -> JSONValue {
+        try JSONParser.parse(Array(text.utf8))
+    }
+
+    @Test func numbersKeepTheTextTheProducerWrote() throws {
+        let value = try parse(#"{"price": 19.90, "big": 12345678901234567890, "exp": 1e-3}"#)
+        #expect(value["price"] == .number("19.90"))
+        #expect(value["big"] == .number("12345678901234567890"))
+        #expect(value["exp"] == .number("1e-3"))
+    }
+
+    @Test func escapesAndSurrogatePairsDecode() throws {
+        let value = try parse(#"["a\"b\\c\/d\n", "\u00e9\ud83d\ude00"]"#)
+        #expect(value == .array([.string("a\"b\\c/d\n"), .string("é😀")]))
+    }
+
+    @Test(arguments: [
+        ("[1, 2", "unexpected end of input"),
+        ("{\"a\": 1} x", "unexpected data after the document"),
+        ("[01]", "expected ',' or ']'"),
+        ("\"\u{01}\"", "control character in a string"),
+        ("[\"\\ud800\"]", "unpaired surrogate in \\u escape"),
+        ("{\"a\" 1}", "expected ':'"),
+        ("[tru]", "invalid literal"),
+    ])
+    func malformedDocumentsAreRejectedWithAReason(text: String, reason: String) {
+        let error = #expect(throws: JSONParseError.self) { try parse(text) }
+        #expect(error?.reason == reason)
+    }
+
+    @Test func invalidUTF8IsRejected() {
+        let bytes: [UInt8] = [UInt8(ascii: "\""), 0xC3, 0x28, UInt8(ascii: "\"")]
+        #expect(throws: JSONParseError(offset: 4, reason: "invalid UTF-8 in a string")) { try JSONParser.parse(bytes) }
+    }
+
+    @Test func nestingDeeperThanTheLimitIsRejected() throws {
+        let deep = String(repeating: "[", count: 65) + String(repeating: "]", count: 65)
+        #expect(throws: JSONParseError.self) { try parse(deep) }
+        let allowed = String(repeating: "[", count: 64) + String(repeating: "]", count: 64)
+        #expect(throws: Never.self) { try parse(allowed) }
+    }
+
+    @Test func theWriterRoundTripsThroughTheParser() throws {
+        let strings = ["plain", "quote \" and \\ backslash", "line\nbreak\ttab\r", "control \u{01}\u{1F}", "unicode é 😀 ✓", ""]
+        var writer = JSONWriter()
+        writer.objectStart()
+        for (index, string) in strings.enumerated() {
+            writer.key("k\(index)")
+            writer.string(string)
+        }
+        writer.key("price")
+        writer.number(literal: "19.90")
+        writer.key("none")
+        writer.null()
+        writer.objectEnd()
+        let value = try JSONParser.parse(writer.bytes)
+        for (index, string) in strings.enumerated() {
+            #expect(value["k\(index)"] == .string(string))
+        }
+        #expect(value["price"] == .number("19.90"))
+        #expect(value["none"] == .null)
+    }
+
+    @Test func theWriterKeepsKeysInTheOrderWritten() {
+        var writer = JSONWriter()
+        writer.objectStart()
+        writer.key("z")
+        writer.int(1)
+        writer.key("a")
+        writer.bool(true)
+        writer.objectEnd()
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == #"{"z":1,"a":true}"#)
+    }
+}

@@ -1,0 +1,105 @@
+import Testing
+
+@testable import CatalogModel
+
+@Suite("Records and validation")
+struct RecordTests {
+    func json(_ text: String) throws -> JSONValue {
+        try JSONParser.parse(Array(text.utf8))
+    }
+
+    @Test func pricesAreExactDecimals() throws {
+        let price = try Price(parsing: "19.99")
+        #expect(price.text == "19.99")
+        #expect(price.micros == 19_990_000)
+        let small = try Price(parsing: "0.000001")
+        #expect(small.micros == 1)
+        let whole = try Price(parsing: "1200")
+        #expect(whole.micros == 1_200_000_000)
+    }
+
+    @Test(arguments: [
+        ("-1", "price must not be negative, got -1"),
+        ("1e3", "price must be a plain decimal number such as 19.99, got 1e3"),
+        ("1.0000001", "price has more than 6 decimal places: 1.0000001"),
+        ("abc", "price must be a plain decimal number such as 19.99, got abc"),
+        ("1.", "price must be a plain decimal number such as 19.99, got 1."),
+        ("9999999999999", "price is too large: 9999999999999"),
+    ])
+    func badPricesAreRejectedWithAReason(text: String, reason: String) {
+        #expect(throws: RecordError(reason)) { try Price(parsing: text) }
+    }
+
+    @Test(arguments: [
+        ("2024-02-29", true), ("2023-02-29", false), ("2020-12-31", true), ("2021-01-01", true), ("2021-13-01", false),
+        ("2021-04-31", false), ("1977-05-25", true), ("77-05-25", false), ("2021-1-01", false), ("", false),
+    ])
+    func calendarDatesAreCheckedByTheGregorianCalendar(text: String, valid: Bool) {
+        #expect(CalendarDate.isValid(text) == valid)
+    }
+
+    @Test func aSWAPIFilmDecodesWithItsLinks() throws {
+        let film = try Film(
+            json: try json(
+                #"{"title": "A New Hope", "episode_id": 4, "opening_crawl": "It is a period", "director": "George Lucas", "producer": "Gary Kurtz", "release_date": "1977-05-25", "characters": ["https://swapi.dev/api/people/1/", "https://swapi.dev/api/people/2"], "planets": [], "url": "https://swapi.dev/api/films/1/"}"#
+            ))
+        #expect(film.episodeID == 4)
+        #expect(film.links(.characters) == ["https://swapi.dev/api/people/1/", "https://swapi.dev/api/people/2"])
+        #expect(film.links(.species) == [])
+        #expect(film.sourceURL == "https://swapi.dev/api/films/1/")
+    }
+
+    @Test(arguments: [
+        (#"{"title": "x", "release_date": "1977-05-25"}"#, "episode_id is missing"),
+        (#"{"episode_id": "4", "title": "x", "release_date": "1977-05-25"}"#, "episode_id must be an integer, got string"),
+        (#"{"episode_id": 4.5, "title": "x", "release_date": "1977-05-25"}"#, "episode_id must be an integer, got 4.5"),
+        (#"{"episode_id": 4, "release_date": "1977-05-25"}"#, "title is missing"),
+        (#"{"episode_id": 4, "title": "x", "release_date": "1977-02-30"}"#, "release_date must be a calendar date YYYY-MM-DD, got 1977-02-30"),
+        (#"{"episode_id": 4, "title": "x", "release_date": "1977-05-25", "planets": [1]}"#, "planets must be an array of strings, found number"),
+        (#"[1]"#, "film must be a JSON object, got array"),
+    ])
+    func aBadFilmIsRejectedNamingTheField(text: String, reason: String) throws {
+        let value = try json(text)
+        #expect(throws: RecordError(reason)) { try Film(json: value) }
+    }
+
+    @Test func aDummyJSONProductDecodesWithItsFieldMapping() throws {
+        let product = try Product(
+            json: try json(
+                #"{"id": 1, "title": "Phone", "description": "d", "category": "smartphones", "brand": "Acme", "price": 549.90, "stock": 94, "sku": "SKU-1", "meta": {"updatedAt": "2024-05-23T08:56:21.618Z"}}"#
+            ))
+        #expect(product.serialCode == "SKU-1")
+        #expect(product.name == "Phone")
+        #expect(product.price.text == "549.90")
+        #expect(product.updatedAt == "2024-05-23T08:56:21.618Z")
+        let plain = try Product(json: try json(#"{"serial_code": "X", "name": "n", "category": "c", "price": "1.5", "updated_at": "t"}"#))
+        #expect(plain.serialCode == "X")
+        #expect(plain.price.micros == 1_500_000)
+        #expect(plain.updatedAt == "t")
+        #expect(plain.brand == "")
+    }
+
+    @Test(arguments: [
+        (#"{"title": "n", "category": "c", "price": 1}"#, "serial_code or sku is missing"),
+        (#"{"sku": "A", "category": "c", "price": 1}"#, "name or title is missing"),
+        (#"{"sku": "A", "title": "n", "price": 1}"#, "category is missing"),
+        (#"{"sku": "A", "title": "n", "category": "c"}"#, "price is missing"),
+        (#"{"sku": "A", "title": "n", "category": "c", "price": true}"#, "price must be a number, got boolean"),
+        (#"{"sku": "A", "title": "n", "category": "c", "price": 1, "stock": -2}"#, "stock must not be negative, got -2"),
+        (#"{"sku": "a/b", "title": "n", "category": "c", "price": 1}"#, "serial_code must not contain '/' or control characters"),
+        (#"{"sku": "", "title": "n", "category": "c", "price": 1}"#, "sku must not be empty"),
+    ])
+    func aBadProductIsRejectedNamingTheField(text: String, reason: String) throws {
+        let value = try json(text)
+        #expect(throws: RecordError(reason)) { try Product(json: value) }
+    }
+
+    @Test func aLaterRecordWithTheSameKeyReplacesTheEarlierOne() {
+        var collector = KeyedCollector<String>()
+        #expect(collector.add("first", key: "A", index: 0) == nil)
+        #expect(collector.add("other", key: "B", index: 1) == nil)
+        let replaced = collector.add("second", key: "A", index: 2)
+        #expect(replaced == Rejection(index: 0, key: "A", reason: "duplicate key: replaced by the record at index 2"))
+        #expect(collector.records == ["second", "other"])
+    }
+}

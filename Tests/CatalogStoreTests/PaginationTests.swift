@@ -1,0 +1,118 @@
+import CatalogModel
+import CatalogStore
+import Foundation
+import Testing
+
+@Suite("Keyset pagination")
+struct PaginationTests {
+    static func seed(_ store: CatalogStore, count: Int) async throws {
+        let products = try (0..<count).map { index in
+            try product(
+                String(format: "S%04d", index), category: "c\(index % 3)", price: "\(index % 9).\(index % 2 == 0 ? "50" : "25")",
+                name: "name \(index % 11)", stock: index % 5, updatedAt: "2025-01-\(10 + index % 7)")
+        }
+        _ = try await store.upsertProducts(products, author: "api")
+    }
+
+    func walk(_ store: CatalogStore, ordering: String, pageSize: Int, between: () async throws -> Void = {}) async throws -> [ProductRow] {
+        var rows: [ProductRow] = []
+        var request = PageRequest(ordering: ordering, pageSize: pageSize)
+        for _ in 0..<1000 {
+            let page = try await store.products(ProductFilter(), page: request)
+            rows += page.rows
+            guard let next = page.nextCursor else { return rows }
+            request.cursor = next
+            try await between()
+        }
+        Issue.record("the walk did not end")
+        return rows
+    }
+
+    @Test(arguments: ["serial_code", "-price", "name", "stock", "-updated_at", "category"])
+    func everyRowAppearsOnceInOrder(ordering: String) async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        try await Self.seed(temporary.store, count: 250)
+        let rows = try await walk(temporary.store, ordering: ordering, pageSize: 7)
+        #expect(rows.count == 250)
+        #expect(Set(rows.map(\.product.serialCode)).count == 250)
+        let descending = ordering.hasPrefix("-")
+        func sortKey(_ row: ProductRow) -> String {
+            let product = row.product
+            let value: String
+            switch ordering.trimmingCharacters(in: CharacterSet(charactersIn: "-")) {
+            case "price": value = String(format: "%020lld", product.price.micros)
+            case "name": value = product.name
+            case "stock": value = String(format: "%010d", product.stock)
+            case "updated_at": value = product.updatedAt
+            case "category": value = product.category
+            default: value = ""
+            }
+            return value + "\u{0}" + product.serialCode
+        }
+        let keys = rows.map(sortKey)
+        #expect(keys == (descending ? keys.sorted(by: >) : keys.sorted()))
+    }
+
+    @Test func walkingBackFromTheLastPageGivesTheSameRowsReversed() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let store = temporary.store
+        try await Self.seed(store, count: 50)
+        var request = PageRequest(ordering: "-price", pageSize: 7)
+        var forward: [String] = []
+        var last: Page<ProductRow>?
+        for _ in 0..<100 {
+            let page = try await store.products(ProductFilter(), page: request)
+            forward += page.rows.map(\.product.serialCode)
+            last = page
+            guard let next = page.nextCursor else { break }
+            request.cursor = next
+        }
+        var backward: [String] = []
+        var previous = last?.previousCursor
+        backward += (last?.rows ?? []).map(\.product.serialCode).reversed()
+        for _ in 0..<100 {
+            guard let cursor = previous else { break }
+            let page = try await store.products(ProductFilter(), page: PageRequest(ordering: "-price", pageSize: 7, cursor: cursor))
+            backward += page.rows.map(\.product.serialCode).reversed()
+            previous = page.previousCursor
+        }
+        #expect(backward == forward.reversed())
+    }
+
+    @Test func rowsThatStayAreNeitherMissedNorRepeatedWhileOthersComeAndGo() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let store = temporary.store
+        try await Self.seed(store, count: 120)
+        var step = 0
+        let rows = try await walk(store, ordering: "name", pageSize: 9) {
+            step += 1
+            _ = try await store.upsertProducts([try product("NEW\(step)", name: "name \(step % 11)")], author: "api")
+            _ = try await store.deleteProduct(serialCode: String(format: "S%04d", step * 7), author: "api")
+        }
+        let seen = rows.map(\.product.serialCode)
+        #expect(Set(seen).count == seen.count)
+        let deleted = Set((1...step).map { String(format: "S%04d", $0 * 7) })
+        let stayed = (0..<120).map { String(format: "S%04d", $0) }.filter { !deleted.contains($0) }
+        #expect(Set(stayed).isSubset(of: Set(seen)))
+    }
+
+    @Test func badOrderingsAndCursorsNameTheParameter() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let store = temporary.store
+        try await Self.seed(store, count: 20)
+        await #expect(throws: InvalidQuery.self) { try await store.products(ProductFilter(), page: PageRequest(ordering: "password")) }
+        let garbage = await #expect(throws: InvalidQuery.self) {
+            try await store.products(ProductFilter(), page: PageRequest(cursor: "not-a-cursor"))
+        }
+        #expect(garbage?.parameter == "cursor")
+        let page = try await store.products(ProductFilter(), page: PageRequest(ordering: "name", pageSize: 5))
+        let other = await #expect(throws: InvalidQuery.self) {
+            try await store.products(ProductFilter(), page: PageRequest(ordering: "-price", pageSize: 5, cursor: page.nextCursor))
+        }
+        #expect(other?.parameter == "cursor")
+    }
+}

@@ -1,0 +1,49 @@
+import CatalogModel
+import CatalogStore
+import Foundation
+import GRDB
+
+/// A store on a fresh SQLite file in its own temporary folder.
+struct TemporaryStore {
+    let directory: URL
+    let store: CatalogStore
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("catalogd-store-\(UUID().uuidString)")
+        store = try CatalogStore(path: directory.appendingPathComponent("catalog.sqlite").path)
+    }
+
+    var path: String { store.path }
+
+    /// A second connection to the same file, for writes "from another process" and for recounts.
+    func rawQueue() throws -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        return try DatabaseQueue(path: path, configuration: configuration)
+    }
+
+    func remove() {
+        try? store.close()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// A seedable generator, so a failing property run can be replayed.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+func product(_ key: String, category: String = "c", price: String = "1.00", name: String? = nil, stock: Int = 1, updatedAt: String = "")
+    throws -> Product
+{
+    Product(
+        serialCode: key, name: name ?? "name \(key)", category: category, price: try Price(parsing: price), stock: stock, updatedAt: updatedAt)
+}

@@ -1,0 +1,106 @@
+import CatalogModel
+import CatalogStore
+import GRDB
+import Testing
+
+@Suite("Store writes")
+struct StoreWriteTests {
+    @Test func upsertCountsAreExactAndAnUnchangedRowIsNotWritten() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let store = temporary.store
+        let first = try await store.upsertProducts([try product("A"), try product("B")], author: "api")
+        #expect(first == WriteCounts(inserted: 2))
+        let versionsBefore = try await store.versions()
+        let rowBefore = try await store.product(serialCode: "A").0
+        let same = try await store.upsertProducts([try product("A"), try product("B", price: "2.00")], author: "api")
+        #expect(same == WriteCounts(updated: 1, unchanged: 1))
+        let rowAfter = try await store.product(serialCode: "A").0
+        #expect(rowAfter?.changedSeq == rowBefore?.changedSeq)
+        let versionsAfter = try await store.versions()
+        #expect(versionsAfter.lastSeq == versionsBefore.lastSeq + 1)
+        let unchanged = try await store.upsertProducts([try product("A"), try product("B", price: "2.00")], author: "api")
+        #expect(unchanged == WriteCounts(unchanged: 2))
+        let finalVersions = try await store.versions()
+        #expect(finalVersions == versionsAfter)
+    }
+
+    @Test func aPriceIsReadBackExactlyAsWritten() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let store = temporary.store
+        _ = try await store.upsertProducts([try product("A", price: "19.90"), try product("B", price: "19.99"), try product("C", price: "20")], author: "api")
+        let price = try await store.product(serialCode: "A").0?.product.price.text
+        #expect(price == "19.90")
+        let page = try await store.products(
+            ProductFilter(minimumPrice: try Price(parsing: "19.9"), maximumPrice: try Price(parsing: "19.99")), page: PageRequest())
+        #expect(page.rows.map(\.product.serialCode) == ["A", "B"])
+        #expect(page.count == 2)
+    }
+
+    @Test func anImportMirrorsItsListingButNeverDeletesAPIRows() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let store = temporary.store
+        _ = try await store.upsertProducts([try product("API-1")], author: "api")
+        var report = try await store.beginImport(source: .products)
+        report = try await store.completeImport(
+            report, listing: CompletedListing(records: .products([try product("A"), try product("B"), try product("C")]), pages: []))
+        #expect([report.inserted, report.updated, report.unchanged, report.deleted] == [Int]([3, 0, 0, 0]))
+        _ = try await store.upsertProducts([try product("B", name: "changed by the API")], author: "api")
+        var second = try await store.beginImport(source: .products)
+        second = try await store.completeImport(
+            second, listing: CompletedListing(records: .products([try product("B"), try product("C")]), pages: []))
+        #expect([second.inserted, second.updated, second.unchanged, second.deleted] == [Int]([0, 1, 1, 1]))
+        let keys = try await store.products(ProductFilter(), page: PageRequest()).rows.map(\.product.serialCode)
+        #expect(keys == ["API-1", "B", "C"])
+        let name = try await store.product(serialCode: "B").0?.product.name
+        #expect(name == "name B")
+        let history = try await temporary.rawQueue().read { db in
+            try String.fetchAll(db, sql: "SELECT key || ' ' || op || ' ' || author FROM changes ORDER BY seq")
+        }
+        #expect(history == [
+            "API-1 upsert api", "A upsert import:products", "B upsert import:products", "C upsert import:products", "B upsert api",
+            "B upsert import:products", "A delete import:products",
+        ])
+        let reports = try await store.importReports(page: PageRequest()).rows.map(\.id)
+        #expect(reports == [second.id, report.id])
+    }
+
+    @Test func aFailedImportLeavesTheCatalogueAsItWas() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let store = temporary.store
+        _ = try await store.upsertProducts([try product("A")], author: "api")
+        let before = try await store.versions()
+        var report = try await store.beginImport(source: .products)
+        report.error = "page 2 (http://upstream/products): HTTP 500"
+        try await store.failImport(report)
+        let (stored, after) = try await store.importReport(id: report.id)
+        #expect(stored?.status == .failed)
+        #expect(stored?.error == "page 2 (http://upstream/products): HTTP 500")
+        #expect(after.products == before.products)
+        #expect(after.lastSeq == before.lastSeq)
+    }
+
+    @Test func readersSeeEitherNoneOrAllOfABigWrite() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let store = temporary.store
+        let products = try (0..<20_000).map { try product(String(format: "K%05d", $0), category: "c\($0 % 7)") }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { _ = try await store.upsertProducts(products, author: "api") }
+            group.addTask {
+                for _ in 0..<500 {
+                    let page = try await store.products(ProductFilter(), page: PageRequest(pageSize: 5))
+                    let categories = try await store.categories(CategoryFilter(), page: PageRequest(pageSize: 100))
+                    #expect(page.count == 0 || page.count == 20_000)
+                    let total = categories.rows.reduce(0) { $0 + $1.productCount }
+                    #expect(total == 0 || total == 20_000)
+                    if page.count == 20_000 { break }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+}
