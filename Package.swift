@@ -112,6 +112,7 @@ let package = Package(
             name: "CatalogAPITests",
             dependencies: [
                 "CatalogAPI", "CatalogStore", "CatalogModel", "CatalogImport", "CatalogFixtures",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,0 +1,285 @@
+import CatalogImport
+import CatalogModel
+import CatalogStore
+import Foundation
+import GRDB
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+
+@testable import CatalogAPI
+
+/// Seeds a store with `products` products over three categories and two films.
+func seedCatalogue(_ store: CatalogStore, products: Int = 30) async throws {
+    let rows = try (0..<products).map { index in
+        Product(
+            serialCode: String(format: "P%03d", index), name: "Product \(index % 7)", description: index % 4 == 0 ? "blue lamp" : "chair",
+            category: "c\(index % 3)", brand: index % 2 == 0 ? "Acme" : "", price: try Price(parsing: "\(10 + index % 5).\(index % 2 == 0 ? "90" : "25")"),
+            stock: index % 4)
+    }
+    _ = try await store.upsertProducts(rows, author: "api")
+    _ = try await store.upsertFilms(
+        [
+            Film(
+                episodeID: 4, title: "A New Hope", director: "George Lucas", releaseDate: "1977-05-25", sourceURL: "https://swapi.dev/api/films/1/",
+                links: [.characters: ["c1", "c2", "c3"], .planets: ["p1"]]),
+            Film(episodeID: 5, title: "The Empire Strikes Back", director: "Irvin Kershner", releaseDate: "1980-05-17", links: [.species: ["s1"]]),
+        ], author: "api")
+}
+
+func get(_ client: some TestClientProtocol, _ uri: String, headers: HTTPFields = [:]) async throws -> TestResponse {
+    try await client.execute(uri: uri, method: .get, headers: headers)
+}
+
+/// The path and query of an absolute URL from a `next` or `url` field.
+func pathAndQuery(_ url: String) -> String {
+    guard let components = URLComponents(string: url) else { return url }
+    return components.percentEncodedPath + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
+}
+
+func array(_ value: JSONValue?) -> [JSONValue] {
+    if case .array(let elements)? = value { return elements }
+    return []
+}
+
+func string(_ value: JSONValue?) -> String? {
+    if case .string(let text)? = value { return text }
+    return nil
+}
+
+@Suite("Reading the catalogue")
+struct ReadAPITests {
+    @Test func filmsCarryEveryFieldLinksAndDerivedCounts() async throws {
+        try await WriteHarness().run { client, components in
+            try await seedCatalogue(components.store)
+            let response = try await get(client, "/films/4/")
+            #expect(response.status == .ok)
+            let film = try json(response)
+            #expect(film["title"] == .string("A New Hope"))
+            #expect(integer(film["character_count"]) == 3)
+            #expect(integer(film["planet_count"]) == 1)
+            #expect(integer(film["species_count"]) == 0)
+            #expect(array(film["characters"]) == [.string("c1"), .string("c2"), .string("c3")])
+            #expect(string(film["url"])?.hasSuffix("/films/4/") == true)
+            #expect(film["source_url"] == .string("https://swapi.dev/api/films/1/"))
+            for field in ["opening_crawl", "producer", "release_date", "created", "edited", "starships", "vehicles", "vehicle_count"] {
+                #expect(film[field] != nil, "missing \(field)")
+            }
+        }
+    }
+
+    @Test func aPublicURLIsUsedForLinksWhenConfigured() async throws {
+        var harness = WriteHarness()
+        harness.configuration.publicURL = "https://catalog.example.com/"
+        try await harness.run { client, components in
+            try await seedCatalogue(components.store)
+            let list = try json(try await get(client, "/products?page_size=2"))
+            #expect(string(array(list["results"]).first?["url"]) == "https://catalog.example.com/products/P000/")
+            #expect(string(list["next"])?.hasPrefix("https://catalog.example.com/products?page_size=2&cursor=") == true)
+        }
+    }
+
+    @Test func pricesAreServedExactlyAsWritten() async throws {
+        try await WriteHarness().run { client, components in
+            try await seedCatalogue(components.store)
+            let body = String(buffer: try await get(client, "/products/P000").body)
+            #expect(body.contains(#""price":10.90"#))
+        }
+    }
+
+    @Test func theEnvelopeAndTrailingSlashesWorkOnEveryList() async throws {
+        try await WriteHarness().run { client, components in
+            try await seedCatalogue(components.store)
+            for path in ["/films", "/films/", "/products", "/products/", "/categories", "/categories/", "/imports", "/imports/"] {
+                let response = try await get(client, path)
+                #expect(response.status == .ok, "\(path)")
+                let envelope = try json(response)
+                for field in ["count", "next", "previous", "results"] { #expect(envelope[field] != nil, "\(path) lacks \(field)") }
+            }
+            let categories = try json(try await get(client, "/categories"))
+            #expect(array(categories["results"]).map { integer($0["product_count"]) } == [10, 10, 10])
+            let one = try json(try await get(client, "/categories/c1/"))
+            #expect(integer(one["product_count"]) == 10)
+        }
+    }
+
+    @Test(arguments: ["serial_code", "-price", "name"])
+    func walkingNextLinksGivesEveryRowOnceAndPreviousWalksBack(ordering: String) async throws {
+        try await WriteHarness().run { client, components in
+            try await seedCatalogue(components.store, products: 60)
+            var uri = "/products?ordering=\(ordering)&page_size=7"
+            var seen: [String] = []
+            var pages: [String] = []
+            for _ in 0..<20 {
+                let page = try json(try await get(client, uri))
+                #expect(integer(page["count"]) == 60)
+                pages.append(uri)
+                seen += array(page["results"]).compactMap { string($0["serial_code"]) }
+                guard let next = string(page["next"]) else { break }
+                uri = pathAndQuery(next)
+            }
+            #expect(seen.count == 60)
+            #expect(Set(seen).count == 60)
+            var back: [String] = []
+            var previous = string(try json(try await get(client, uri))["previous"])
+            for _ in 0..<20 {
+                guard let link = previous else { break }
+                let page = try json(try await get(client, pathAndQuery(link)))
+                back = array(page["results"]).compactMap { string($0["serial_code"]) } + back
+                previous = string(page["previous"])
+            }
+            #expect(back == Array(seen.prefix(back.count)))
+            #expect(back.count == 60 - (seen.count - (pages.count - 1) * 7))
+        }
+    }
+
+    @Test func filtersNarrowTheListAndCountMatchesTheRows() async throws {
+        try await WriteHarness().run { client, components in
+            try await seedCatalogue(components.store, products: 30)
+            let cases: [(String, Int)] = [
+                ("category=c1", 10), ("brand=Acme", 15), ("min_price=10.90&max_price=11.25", 6), ("in_stock=false", 8), ("in_stock=true", 22),
+                ("search=BLUE", 8), ("category=c0&in_stock=true", 7),
+            ]
+            for (query, expected) in cases {
+                let page = try json(try await get(client, "/products?page_size=1000&\(query)"))
+                #expect(integer(page["count"]) == expected, "\(query)")
+                #expect(array(page["results"]).count == expected, "\(query)")
+            }
+            let films = try json(try await get(client, "/films?director=George%20Lucas"))
+            #expect(array(films["results"]).compactMap { integer($0["episode_id"]) } == [4])
+        }
+    }
+
+    @Test func everyGETHasAnETagAndIfNoneMatchGives304() async throws {
+        try await WriteHarness().run { client, components in
+            try await seedCatalogue(components.store)
+            for path in ["/", "/films", "/films/4", "/products", "/products/P001", "/categories", "/categories/c0", "/imports"] {
+                let response = try await get(client, path)
+                let tag = try #require(response.headers[.eTag], "\(path) has no ETag")
+                for header in [tag, "W/\(tag)", "\"other\", \(tag)", "*"] {
+                    let again = try await get(client, path, headers: [.ifNoneMatch: header])
+                    #expect(again.status == .notModified, "\(path) with If-None-Match: \(header)")
+                    #expect(again.body.readableBytes == 0)
+                }
+                let stale = try await get(client, path, headers: [.ifNoneMatch: "\"stale\""])
+                #expect(stale.status == .ok)
+            }
+        }
+    }
+
+    @Test func aProductWriteChangesProductTagsOnlyEvenFromAnotherProcess() async throws {
+        try await WriteHarness().run { client, components in
+            try await seedCatalogue(components.store)
+            let films = try await get(client, "/films").headers[.eTag]
+            let products = try await get(client, "/products").headers[.eTag]
+            _ = try await components.store.upsertProducts([Product(serialCode: "NEW", name: "n", category: "c0", price: try Price(parsing: "1"))], author: "api")
+            #expect(try await get(client, "/films").headers[.eTag] == films)
+            let afterWrite = try await get(client, "/products").headers[.eTag]
+            #expect(afterWrite != products)
+            // Another process (catalogd import from a shell) writing the same file.
+            let other = try DatabaseQueue(path: components.store.path)
+            try await other.write { db in
+                try db.execute(sql: "UPDATE products SET stock = stock + 1 WHERE serial_code = 'NEW'")
+                try db.execute(sql: "UPDATE versions SET version = version + 1 WHERE name = 'products'")
+            }
+            let afterOtherProcess = try await get(client, "/products").headers[.eTag]
+            #expect(afterOtherProcess != afterWrite)
+        }
+    }
+
+    @Test func everyBadInputIsAProblemNamingTheParameter() async throws {
+        try await WriteHarness().run { client, components in
+            try await seedCatalogue(components.store)
+            let cursor = string(try json(try await get(client, "/products?ordering=name&page_size=2"))["next"]).flatMap {
+                URLComponents(string: $0)?.queryItems?.first { $0.name == "cursor" }?.value
+            }
+            let cases: [(String, HTTPResponse.Status, String?)] = [
+                ("/products?page_size=0", .badRequest, "page_size"), ("/products?page_size=1001", .badRequest, "page_size"),
+                ("/products?page_size=abc", .badRequest, "page_size"), ("/products?ordering=password", .badRequest, "ordering"),
+                ("/films?ordering=-nope", .badRequest, "ordering"), ("/products?cursor=garbage", .badRequest, "cursor"),
+                ("/products?ordering=-price&cursor=\(cursor ?? "")", .badRequest, "cursor"), ("/products?min_price=abc", .badRequest, "min_price"),
+                ("/products?max_price=-1", .badRequest, "max_price"), ("/products?in_stock=maybe", .badRequest, "in_stock"),
+                ("/films/abc", .badRequest, "episode_id"), ("/films/0", .badRequest, "episode_id"), ("/imports/x", .badRequest, "id"),
+                ("/films/99", .notFound, nil), ("/products/NOPE", .notFound, nil), ("/categories/nope", .notFound, nil), ("/imports/99", .notFound, nil),
+                ("/no/such/route", .notFound, nil), ("/products?search=%27%3B%20DROP%20TABLE%20products%3B--", .ok, nil),
+            ]
+            for (uri, status, parameter) in cases {
+                let response = try await get(client, uri)
+                #expect(response.status == status, "\(uri)")
+                guard status != .ok else { continue }
+                #expect(response.headers[.contentType] == "application/problem+json", "\(uri)")
+                let problem = try json(response)
+                #expect(integer(problem["status"]) == Int(status.code))
+                #expect(string(problem["detail"])?.isEmpty == false)
+                if let parameter {
+                    #expect(problem["parameter"] == .string(parameter), "\(uri)")
+                    #expect(string(problem["detail"])?.contains(parameter) == true, "\(uri)")
+                }
+            }
+        }
+    }
+
+    @Test func postingAnImportNeedsATokenAConfiguredSourceAndABody() async throws {
+        try await WriteHarness().run { client, _ in
+            let body = ByteBuffer(string: #"{"source": "films"}"#)
+            let anonymous = try await client.execute(uri: "/imports", method: .post, body: body)
+            #expect(anonymous.status == .unauthorized)
+            #expect(anonymous.headers[.wwwAuthenticate] != nil)
+            let notConfigured = try await client.execute(uri: "/imports", method: .post, headers: authorized, body: body)
+            #expect(notConfigured.status == .conflict)
+            let bad = try await client.execute(uri: "/imports", method: .post, headers: authorized, body: ByteBuffer(string: #"{"source": "planets"}"#))
+            #expect(bad.status == .badRequest)
+            #expect(try json(bad)["parameter"] == .string("source"))
+            let malformed = try await client.execute(uri: "/imports", method: .post, headers: authorized, body: ByteBuffer(string: "{"))
+            #expect(malformed.status == .badRequest)
+        }
+        try await WriteHarness(token: nil).run { client, _ in
+            let response = try await client.execute(uri: "/imports", method: .post, body: ByteBuffer(string: #"{"source": "films"}"#))
+            #expect(response.status == .forbidden)
+        }
+    }
+
+    @Test func operationsEndpointsAnswer() async throws {
+        try await WriteHarness().run { client, components in
+            try await seedCatalogue(components.store)
+            #expect(try await get(client, "/healthz").status == .ok)
+            #expect(try await get(client, "/readyz").status == .ok)
+            _ = try await get(client, "/films")
+            let metrics = String(buffer: try await get(client, "/metrics").body)
+            #expect(metrics.contains(#"catalogd_http_requests_total{method="GET",route="/films",status="200"} 1"#))
+            #expect(metrics.contains(#"catalogd_store_rows{table="products"} 30"#))
+            let spec = try await get(client, "/openapi.yaml")
+            #expect(spec.status == .ok)
+            #expect(String(buffer: spec.body).hasPrefix("openapi: 3.1.0"))
+            let echoed = try await get(client, "/healthz", headers: [.requestID: "trace-123"])
+            #expect(echoed.headers[.requestID] == "trace-123")
+            let generated = try await get(client, "/healthz", headers: [.requestID: "bad id with spaces"])
+            #expect(generated.headers[.requestID]?.isEmpty == false)
+            #expect(generated.headers[.requestID] != "bad id with spaces")
+        }
+    }
+}
+
+@Suite("Over a real socket")
+struct LiveServerTests {
+    @Test func aLiveServerAnswersOnLoopbackWithHEADAndTrailingSlashes() async throws {
+        let harness = WriteHarness()
+        defer { try? FileManager.default.removeItem(at: harness.directory) }
+        let (application, components) = try await buildApplication(harness.configuration, logger: Logger(label: "catalogd-tests"))
+        try await seedCatalogue(components.store)
+        try await application.test(.live) { client in
+            #expect(client.port != nil)
+            let films = try json(try await get(client, "/films/"))
+            #expect(integer(films["count"]) == 2)
+            // Links are built from the Host the client sent (HummingbirdTesting sends "localhost").
+            #expect(string(array(films["results"]).first?["url"]) == "http://localhost/films/4/")
+            let head = try await client.execute(uri: "/products/P001", method: .head)
+            #expect(head.status == .ok)
+            #expect(head.headers[.eTag] != nil)
+            let missing = try await get(client, "/products/NOPE/")
+            #expect(missing.status == .notFound)
+            #expect(missing.headers[.contentType] == "application/problem+json")
+        }
+    }
+}
