@@ -8,16 +8,20 @@ import Foundation
 /// is unchanged and nothing is parsed or written. When some pages changed, a 304 page's records are still
 /// part of the listing (the mirror step would otherwise delete them), so the listing is read again without
 /// conditions: cheaper than keeping every page's keys, and always right.
-struct FeedReader {
+public struct FeedReader {
     let client: UpstreamClient
     let store: CatalogStore
     let previousPages: [String: FeedPageState]
     let deadline: ContinuousClock.Instant
+    let inMemoryProductLimit: Int
     /// Called after each page with the number of pages and records read so far.
     let progress: @Sendable (_ pages: Int, _ records: Int) -> Void
 
     /// Products are staged in batches of this many.
     static let stagingBatchSize = 1000
+    /// Listings up to this many products (about 50 MB) are kept in memory; longer ones go to a staging file,
+    /// so that a listing of any length is read with bounded memory.
+    public static let defaultInMemoryProductLimit = 100_000
 
     /// What one pass over the listing found.
     enum Pass {
@@ -120,22 +124,21 @@ struct FeedReader {
     }
 
     private func productPass(from start: String, pageSize: Int, conditional: Bool, report: inout ImportReport) async throws -> Pass {
-        let staging = try store.makeStaging()
+        var stager = Stager(store: store, inMemoryLimit: inMemoryProductLimit)
         do {
-            let pass = try await productPass(from: start, pageSize: pageSize, conditional: conditional, staging: staging, report: &report)
+            let pass = try await productPass(from: start, pageSize: pageSize, conditional: conditional, stager: &stager, report: &report)
             if case .complete = pass { return pass }
-            staging.discard()
+            stager.staging?.discard()
             return pass
         } catch {
-            staging.discard()
+            stager.staging?.discard()
             throw error
         }
     }
 
     private func productPass(
-        from start: String, pageSize: Int, conditional: Bool, staging: ImportStaging, report: inout ImportReport
+        from start: String, pageSize: Int, conditional: Bool, stager: inout Stager, report: inout ImportReport
     ) async throws -> Pass {
-        var stager = Stager(staging: staging)
         var pages: [FeedPageState] = []
         var freshness = Freshness()
         var skip = 0
@@ -183,14 +186,28 @@ struct FeedReader {
         if freshness.changed == 0 {
             return .unchanged(CompletedListing(records: .unchanged(stager.nextIndex), pages: pages))
         }
-        return .complete(CompletedListing(records: .stagedProducts(staging), pages: pages))
+        return .complete(CompletedListing(records: stager.listing, pages: pages))
     }
 
-    /// Validates product records and stages them in batches, numbering them across pages.
-    private struct Stager {
-        let staging: ImportStaging
+    /// Validates product records and numbers them across pages; keeps them in memory up to
+    /// `inMemoryProductLimit`, then moves them to a staging file and stages the rest in batches.
+    struct Stager {
+        let store: CatalogStore
+        let inMemoryLimit: Int
         var nextIndex = 0
+        var inMemory = KeyedCollector<Product>()
+        private(set) var staging: ImportStaging?
         var batch: [(index: Int, product: Product)] = []
+
+        init(store: CatalogStore, inMemoryLimit: Int) {
+            self.store = store
+            self.inMemoryLimit = inMemoryLimit
+        }
+
+        /// The records read, for the store to apply.
+        var listing: CompletedListing.Records {
+            staging.map { .stagedProducts($0) } ?? .products(inMemory.records)
+        }
 
         /// Stages one document; returns how many records it held and the listing total it announced.
         mutating func stage(_ body: UpstreamBody, report: inout ImportReport) async throws -> (records: Int, total: Int?) {
@@ -231,22 +248,40 @@ struct FeedReader {
                 let index = nextIndex
                 nextIndex += 1
                 report.fetched += 1
-                do {
-                    let json = try record.get()
+                let product: Product
+                switch record {
+                case .failure(let error):
+                    report.reject(Rejection(index: index, key: nil, reason: error.reason))
+                    continue
+                case .success(let json):
                     do {
-                        batch.append((index, try Product(json: json)))
+                        product = try Product(json: json)
                     } catch {
                         report.reject(Rejection(index: index, key: Product.key(of: json), reason: error.reason))
+                        continue
                     }
-                } catch {
-                    report.reject(Rejection(index: index, key: nil, reason: error.reason))
                 }
-                if batch.count >= FeedReader.stagingBatchSize { try await flush(report: &report) }
+                try await add(product, index: index, report: &report)
             }
         }
 
+        private mutating func add(_ product: Product, index: Int, report: inout ImportReport) async throws {
+            guard staging != nil else {
+                if let replaced = inMemory.add(product, key: product.serialCode, index: index) { report.reject(replaced) }
+                if inMemory.records.count > inMemoryLimit {
+                    staging = try store.makeStaging()
+                    batch = inMemory.indexedRecords.map { ($0.index, $0.record) }
+                    inMemory = KeyedCollector()
+                    try await flush(report: &report)
+                }
+                return
+            }
+            batch.append((index, product))
+            if batch.count >= FeedReader.stagingBatchSize { try await flush(report: &report) }
+        }
+
         mutating func flush(report: inout ImportReport) async throws {
-            guard !batch.isEmpty else { return }
+            guard let staging, !batch.isEmpty else { return }
             for rejection in try await staging.stage(batch) { report.reject(rejection) }
             batch.removeAll(keepingCapacity: true)
         }

@@ -39,10 +39,16 @@ public actor Importer {
     private let client: UpstreamClient
     private let locations: FeedLocations
     private let logger: Logger
+    private let inMemoryProductLimit: Int
     private var running: [FeedSource: (id: Int64, task: Task<ImportReport, Never>)] = [:]
 
-    public init(store: CatalogStore, locations: FeedLocations, client: UpstreamClient, logger: Logger) {
+    /// - Parameter inMemoryProductLimit: listings longer than this are staged on disk rather than held in memory.
+    public init(
+        store: CatalogStore, locations: FeedLocations, client: UpstreamClient, logger: Logger,
+        inMemoryProductLimit: Int = FeedReader.defaultInMemoryProductLimit
+    ) {
         self.store = store
+        self.inMemoryProductLimit = inMemoryProductLimit
         self.locations = locations
         self.client = client
         self.logger = logger
@@ -110,7 +116,7 @@ public actor Importer {
         do {
             let reader = FeedReader(
                 client: client, store: store, previousPages: try await store.feedPages(source: report.source),
-                deadline: started + client.policy.runTimeout, progress: progress)
+                deadline: started + client.policy.runTimeout, inMemoryProductLimit: inMemoryProductLimit, progress: progress)
             let listing: CompletedListing
             switch report.source {
             case .films: listing = try await reader.readFilms(from: location, report: &report)

@@ -22,6 +22,7 @@ struct ChangeLog {
     }
 
     let db: Database
+    private let insert: Statement
     let author: String
     let at: String
     /// The seq the next change gets; rows are written with it before we know whether they change.
@@ -30,6 +31,7 @@ struct ChangeLog {
 
     init(_ db: Database, author: String) throws {
         self.db = db
+        insert = try db.cachedStatement(sql: "INSERT INTO changes (seq, entity, key, op, author, at) VALUES (?, ?, ?, ?, ?, ?)")
         self.author = author
         self.at = Timestamp.now()
         nextSeq = try StoreVersions.lastSeq(db) + 1
@@ -37,8 +39,7 @@ struct ChangeLog {
 
     /// Records that the row `key` of `entity` was written with `nextSeq`.
     mutating func record(_ entity: Entity, key: String, _ operation: Operation) throws {
-        let statement = try db.cachedStatement(sql: "INSERT INTO changes (seq, entity, key, op, author, at) VALUES (?, ?, ?, ?, ?, ?)")
-        try statement.execute(arguments: [nextSeq, entity.rawValue, key, operation.rawValue, author, at])
+        try insert.execute(arguments: [nextSeq, entity.rawValue, key, operation.rawValue, author, at])
         changedFamilies.insert(entity.family)
         nextSeq += 1
     }

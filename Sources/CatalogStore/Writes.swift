@@ -67,6 +67,8 @@ struct ProductWriter {
     private let exists: Statement
     private let upsert: Statement
     private let source: String
+    /// Every key in the table when the batch is a whole listing: one read instead of a lookup per row.
+    private let existingKeys: Set<String>?
     private(set) var counts = WriteCounts()
 
     private static let columns = [
@@ -81,9 +83,11 @@ struct ProductWriter {
         case .mirror(let feed):
             source = feed.rawValue
             upsert = try db.cachedStatement(sql: RowUpsert.sql(table: "products", keyColumn: "serial_code", columns: Self.columns, ownsSource: true))
+            existingKeys = Set(try String.fetchAll(db, sql: "SELECT serial_code FROM products"))
         case .merge:
             source = "api"
             upsert = try db.cachedStatement(sql: RowUpsert.sql(table: "products", keyColumn: "serial_code", columns: Self.columns, ownsSource: false))
+            existingKeys = nil
         }
     }
 
@@ -106,7 +110,7 @@ struct ProductWriter {
     }
 
     private mutating func write(_ product: Product, log: inout ChangeLog) throws {
-        let existed = try Bool.fetchOne(exists, arguments: [product.serialCode]) ?? false
+        let existed = try existingKeys.map { $0.contains(product.serialCode) } ?? Bool.fetchOne(exists, arguments: [product.serialCode]) ?? false
         try upsert.execute(arguments: [
             product.serialCode, product.name, product.description, product.category, product.brand,
             product.price.text, product.price.micros, product.stock, product.updatedAt, product.sourceURL,

@@ -40,11 +40,14 @@ struct ImportHarness {
         return policy
     }
 
-    func importer(productsPath: String = "/products", pageSize: Int = 7, policy: UpstreamPolicy = quickPolicy) -> Importer {
+    func importer(
+        productsPath: String = "/products", pageSize: Int = 7, policy: UpstreamPolicy = quickPolicy,
+        inMemoryProductLimit: Int = FeedReader.defaultInMemoryProductLimit
+    ) -> Importer {
         Importer(
             store: store,
             locations: FeedLocations(films: "\(baseURL)/api/films/", products: baseURL + productsPath, productPageSize: pageSize),
-            client: UpstreamClient(policy: policy, logger: logger), logger: logger)
+            client: UpstreamClient(policy: policy, logger: logger), logger: logger, inMemoryProductLimit: inMemoryProductLimit)
     }
 
     /// Every product as the store has it, in key order, for before/after comparisons.

@@ -126,7 +126,28 @@ struct ImporterTests {
         }
     }
 
-    @Test func duplicateKeysKeepTheLastRecordAndAreReported() async throws {
+    @Test(arguments: ["/products", "/products.ndjson"])
+    func aListingTooLongForMemoryIsStagedOnDiskWithTheSameOutcome(path: String) async throws {
+        let original = FixtureCatalog(films: 0, products: 120)
+        let harness = try await ImportHarness.start(original, faults: FixtureFaults(invalidRecords: [5]))
+        defer { Task { await harness.stop() } }
+        let staged = harness.importer(productsPath: path, pageSize: 25, inMemoryProductLimit: 10)
+        let first = try await staged.run(.products)
+        #expect(first.status == .succeeded, "\(first.error ?? "")")
+        #expect([first.inserted, first.rejected] == [Int]([119, 1]))
+        await harness.upstream.setCatalog(original.changing(fraction: 0.25).dropping(products: 20))
+        let second = try await staged.run(.products)
+        #expect(second.deleted == 20)
+        #expect(second.updated > 0)
+        #expect(second.updated + second.unchanged == 99)
+        let stored = try await harness.allProducts()
+        #expect(stored.count == 99)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: harness.directory.path).filter { $0.contains("staging") }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test(arguments: [FeedReader.defaultInMemoryProductLimit, 1])
+    func duplicateKeysKeepTheLastRecordAndAreReported(inMemoryProductLimit: Int) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catalogd-dup-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -142,7 +163,7 @@ struct ImporterTests {
         let store = try CatalogStore(path: directory.appendingPathComponent("catalog.sqlite").path)
         let importer = Importer(
             store: store, locations: FeedLocations(films: "", products: feed.path), client: UpstreamClient(logger: .init(label: "test")),
-            logger: .init(label: "test"))
+            logger: .init(label: "test"), inMemoryProductLimit: inMemoryProductLimit)
         let report = try await importer.run(.products)
         #expect(report.inserted == 2)
         #expect(report.rejections == [Rejection(index: 0, key: "A", reason: "duplicate key: replaced by the record at index 2")])
