@@ -8,6 +8,8 @@ WORKDIR /build
 COPY Package.swift ./
 RUN swift package resolve
 COPY Sources ./Sources
+# The manifest names the test targets, so their folders must exist (they are not built).
+COPY Tests ./Tests
 # Static Swift runtime: the run stage needs only Debian's libraries. Symbols are kept (see README:
 # a crash then prints a readable stack through the static backtracer).
 RUN swift build -c release --static-swift-stdlib --product catalogd \

@@ -23,7 +23,9 @@ public struct RequestMetrics: Sendable {
     }
 
     func record(_ statistics: StoreStatistics) {
-        for (table, rows) in [("films", statistics.films), ("products", statistics.products), ("categories", statistics.categories), ("changes", statistics.changes)] {
+        for (table, rows) in [
+            ("films", statistics.films), ("products", statistics.products), ("categories", statistics.categories), ("changes", statistics.changes),
+        ] {
             registry.makeGauge(name: "catalogd_store_rows", labels: [("table", table)]).set(Double(rows))
         }
         registry.makeGauge(name: "catalogd_store_bytes").set(Double(statistics.bytes))
@@ -46,13 +48,16 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
         let route = context.endpointPath ?? "unmatched"
         metrics.recordRequest(method: request.method.rawValue, route: route, status: response.status.code, duration: duration)
         context.logger.info(
-            "\(request.method) \(request.uri.path) \(response.status.code) in \(duration.formatted(.units(allowed: [.milliseconds], fractionalPart: .show(length: 1))))")
+            "\(request.method) \(request.uri.path) \(response.status.code) in \(duration.formatted(.units(allowed: [.milliseconds], fractionalPart: .show(length: 1))))"
+        )
         return response
     }
 
     private static func clientRequestID(_ request: Request) -> String? {
         guard let value = request.headers[.requestID], (1...128).contains(value.utf8.count),
-            value.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) })
+            value.unicodeScalars.allSatisfy({
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0))
+            })
         else { return nil }
         return value
     }

@@ -80,7 +80,9 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         case .notFound:
             return .notFound("no resource at \(request.uri.path)")
         case .methodNotAllowed:
-            return Problem(.methodNotAllowed, type: "method-not-allowed", detail: "\(request.method) is not allowed on \(request.uri.path)", headers: error.headers)
+            return Problem(
+                .methodNotAllowed, type: "method-not-allowed", detail: "\(request.method) is not allowed on \(request.uri.path)",
+                headers: error.headers)
         case .contentTooLarge:
             return Problem(.contentTooLarge, type: "body-too-large", detail: error.body ?? "the request body is too large")
         default:

@@ -46,7 +46,9 @@ struct Representations {
     func product(_ row: ProductRow, into writer: inout JSONWriter) {
         let product = row.product
         writer.objectStart()
-        for (name, value) in [("serial_code", product.serialCode), ("name", product.name), ("description", product.description), ("category", product.category)] {
+        for (name, value) in [
+            ("serial_code", product.serialCode), ("name", product.name), ("description", product.description), ("category", product.category),
+        ] {
             writer.key(name)
             writer.string(value)
         }

@@ -15,7 +15,9 @@ struct RequestURLs: Sendable {
         // The Host header is client input that ends up inside response bodies: accept host[:port] characters only.
         let isPlausibleHost =
             !host.isEmpty && host.utf8.count <= 255
-            && host.unicodeScalars.allSatisfy { $0.properties.isAlphabetic && $0.isASCII || ("0"..."9").contains($0) || ".-:[]_".unicodeScalars.contains($0) }
+            && host.unicodeScalars.allSatisfy {
+                $0.properties.isAlphabetic && $0.isASCII || ("0"..."9").contains($0) || ".-:[]_".unicodeScalars.contains($0)
+            }
         return "http://" + (isPlausibleHost ? host : "localhost")
     }
 

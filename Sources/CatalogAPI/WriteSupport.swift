@@ -53,7 +53,9 @@ struct WriteSupport: Sendable {
     static func batchReport(_ counts: WriteCounts, rejections: [Rejection]) -> [UInt8] {
         Representations.single { writer in
             writer.objectStart()
-            for (name, value) in [("inserted", counts.inserted), ("updated", counts.updated), ("unchanged", counts.unchanged), ("rejected", rejections.count)] {
+            for (name, value) in [
+                ("inserted", counts.inserted), ("updated", counts.updated), ("unchanged", counts.unchanged), ("rejected", rejections.count),
+            ] {
                 writer.key(name)
                 writer.int(value)
             }

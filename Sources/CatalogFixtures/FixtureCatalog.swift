@@ -22,7 +22,8 @@ public struct FixtureCatalog: Sendable {
         self.products = (0..<products).map { index in
             let cents = 100 + Int(random.next() % 99_900)
             return FixtureProduct(
-                sku: String(format: "SKU-%06d", index), title: "Product \(index)", description: "Description of product \(index), \"quoted\" and plain.",
+                sku: String(format: "SKU-%06d", index), title: "Product \(index)",
+                description: "Description of product \(index), \"quoted\" and plain.",
                 category: "category-\(Int(random.next() % UInt64(max(categories, 1))))", brand: index % 7 == 0 ? nil : "Brand \(index % 13)",
                 price: "\(cents / 100).\(cents % 100 < 10 ? "0" : "")\(cents % 100)", stock: Int(random.next() % 50),
                 updatedAt: "2025-0\(1 + index % 9)-1\(index % 10)T10:00:00Z")

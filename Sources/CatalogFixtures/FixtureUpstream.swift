@@ -100,7 +100,9 @@ public actor FixtureUpstream {
         let pageSize = max(1, query["page_size"].flatMap { Int($0) } ?? Self.defaultFilmsPageSize)
         let snapshot = catalog
         let lastPage = max(1, (snapshot.films.count + pageSize - 1) / pageSize)
-        guard (1...lastPage).contains(page) else { return await answer(request, status: 404, body: Array(#"{"detail":"Not found"}"#.utf8), page: page) }
+        guard (1...lastPage).contains(page) else {
+            return await answer(request, status: 404, body: Array(#"{"detail":"Not found"}"#.utf8), page: page)
+        }
         let slice = snapshot.films[min((page - 1) * pageSize, snapshot.films.count)..<min(page * pageSize, snapshot.films.count)]
         let body = FixtureJSON.filmsPage(slice, count: snapshot.films.count, page: page, lastPage: lastPage, base: Self.base(of: request))
         return await answer(request, status: 200, body: body, page: page)

@@ -174,7 +174,8 @@ public struct FeedReader {
             // Only the DummyJSON layout is paged; an array or NDJSON document is the whole listing.
             guard let total = page.total else { break }
             if let expectedTotal, expectedTotal != total {
-                throw UpstreamError(url: current, page: pageNumber, cause: "the listing changed while it was read (total \(expectedTotal), now \(total))")
+                throw UpstreamError(
+                    url: current, page: pageNumber, cause: "the listing changed while it was read (total \(expectedTotal), now \(total))")
             }
             expectedTotal = total
             skip += page.records

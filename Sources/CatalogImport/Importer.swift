@@ -106,7 +106,8 @@ public actor Importer {
         return report
     }
 
-    private nonisolated func perform(_ report: ImportReport, location: String, progress: @escaping @Sendable (Int, Int) -> Void) async -> ImportReport {
+    private nonisolated func perform(_ report: ImportReport, location: String, progress: @escaping @Sendable (Int, Int) -> Void) async -> ImportReport
+    {
         let started = ContinuousClock.now
         var report = report
         var logger = self.logger
@@ -136,7 +137,8 @@ public actor Importer {
                 logger.error("could not record the failed import: \(recordError)")
             }
             logger.error(
-                "\(outcome.summary) after \(Self.milliseconds(since: started)) ms; the store is unchanged. Point CATALOG_\(report.source.rawValue.uppercased())_URL at a reachable feed (scripts/demo runs a local one) or wait for the next scheduled run")
+                "\(outcome.summary) after \(Self.milliseconds(since: started)) ms; the store is unchanged. Point CATALOG_\(report.source.rawValue.uppercased())_URL at a reachable feed (scripts/demo runs a local one) or wait for the next scheduled run"
+            )
         }
         await finished(report.source)
         return outcome

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// How patient and how trusting the upstream client is. Every value has a default that works against public APIs.
@@ -193,7 +193,10 @@ public struct UpstreamClient: Sendable {
         let header = { (name: String) in response.value(forHTTPHeaderField: name) }
         switch response.statusCode {
         case 200..<300:
-            return .answer(.body(UpstreamBody(content: result.body, etag: header("ETag"), lastModified: header("Last-Modified"), contentType: header("Content-Type"))))
+            return .answer(
+                .body(
+                    UpstreamBody(
+                        content: result.body, etag: header("ETag"), lastModified: header("Last-Modified"), contentType: header("Content-Type"))))
         case 304:
             UpstreamBody(content: result.body).discard()
             return .answer(.notModified)

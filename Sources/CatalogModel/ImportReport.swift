@@ -72,7 +72,8 @@ extension ImportReport {
         writer.key("finished_at")
         writer.string(finishedAt)
         for (name, value) in [
-            ("fetched", fetched), ("inserted", inserted), ("updated", updated), ("unchanged", unchanged), ("deleted", deleted), ("rejected", rejected),
+            ("fetched", fetched), ("inserted", inserted), ("updated", updated), ("unchanged", unchanged), ("deleted", deleted),
+            ("rejected", rejected),
         ] {
             writer.key(name)
             writer.int(value)

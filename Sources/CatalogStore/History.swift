@@ -54,7 +54,9 @@ extension CatalogStore {
             var remaining = Conditions()
             remaining.add("seq > ?", changes.last?.seq ?? since)
             if let entity { remaining.add("entity = ?", entity) }
-            let pending = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM changes \(remaining.whereSQL)", arguments: StatementArguments(remaining.arguments)) ?? 0
+            let pending =
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM changes \(remaining.whereSQL)", arguments: StatementArguments(remaining.arguments))
+                ?? 0
             return ChangeSlice(changes: changes, lastSeq: lastSeq, pending: pending)
         }
     }

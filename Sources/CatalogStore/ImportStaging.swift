@@ -47,7 +47,8 @@ public struct ImportStaging: Sendable {
             var replaced: [Rejection] = []
             for (index, product) in batch {
                 if let position = try Int.fetchOne(earlier, arguments: [product.serialCode]) {
-                    replaced.append(Rejection(index: position, key: product.serialCode, reason: "duplicate key: replaced by the record at index \(index)"))
+                    replaced.append(
+                        Rejection(index: position, key: product.serialCode, reason: "duplicate key: replaced by the record at index \(index)"))
                 }
                 try insert.execute(arguments: [
                     index, product.serialCode, product.name, product.description, product.category, product.brand, product.price.text,

@@ -63,7 +63,8 @@ extension CatalogStore {
     public func failInterruptedImports() async throws {
         try await database.write { db in
             try db.execute(
-                sql: "UPDATE imports SET status = 'failed', finished_at = ?, error = 'interrupted: the process stopped during the run' WHERE status = 'running'",
+                sql:
+                    "UPDATE imports SET status = 'failed', finished_at = ?, error = 'interrupted: the process stopped during the run' WHERE status = 'running'",
                 arguments: [Timestamp.now()])
             if db.changesCount > 0 { try Self.bumpImportsVersion(db) }
         }

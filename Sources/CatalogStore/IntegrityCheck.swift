@@ -49,8 +49,9 @@ extension CatalogStore {
                         """, arguments: [oldestRetained, entity])
                 problems += missing.map { "\(entity) \($0): its last change is missing from the history" }
             }
-            let gaps = try Int.fetchOne(
-                db, sql: "SELECT (MAX(seq) - MIN(seq) + 1) - COUNT(*) FROM changes") ?? 0
+            let gaps =
+                try Int.fetchOne(
+                    db, sql: "SELECT (MAX(seq) - MIN(seq) + 1) - COUNT(*) FROM changes") ?? 0
             if gaps > 0 { problems.append("history: \(gaps) sequence numbers missing inside the retained window") }
             return problems
         }

@@ -227,7 +227,8 @@ extension ListingSpec {
             var probe = conditions
             let greater = (cursor.direction == .next) != descending
             probe.add("(\(sortExpression), \(keyColumn)) \(greater ? ">" : "<") (?, ?)", cursor.sortValue, cursor.key)
-            return try Bool.fetchOne(db, sql: "SELECT 1 FROM \(table) \(probe.whereSQL) LIMIT 1", arguments: StatementArguments(probe.arguments)) ?? false
+            return try Bool.fetchOne(db, sql: "SELECT 1 FROM \(table) \(probe.whereSQL) LIMIT 1", arguments: StatementArguments(probe.arguments))
+                ?? false
         }
         let nextPosition = position(last, .next)
         let previousPosition = position(first, .previous)
@@ -267,7 +268,9 @@ extension CatalogStore {
             conditions.addSearch(filter.search, columns: ["title", "director", "producer"])
             var (rows, next, previous) = try Self.filmListing.page(db, request: request, conditions: conditions, decode: FilmRow.init(row:))
             try FilmRow.attachLinks(to: &rows, db)
-            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM films \(conditions.whereSQL)", arguments: StatementArguments(conditions.arguments)) ?? 0
+            let count =
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM films \(conditions.whereSQL)", arguments: StatementArguments(conditions.arguments))
+                ?? 0
             return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db))
         }
     }
@@ -298,7 +301,9 @@ extension CatalogStore {
             } else if let category = filter.category, conditions.clauses.count == 1 {
                 count = try Int.fetchOne(db, sql: "SELECT product_count FROM categories WHERE name = ?", arguments: [category]) ?? 0
             } else {
-                count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM products \(conditions.whereSQL)", arguments: StatementArguments(conditions.arguments)) ?? 0
+                count =
+                    try Int.fetchOne(
+                        db, sql: "SELECT COUNT(*) FROM products \(conditions.whereSQL)", arguments: StatementArguments(conditions.arguments)) ?? 0
             }
             return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db))
         }
@@ -316,7 +321,9 @@ extension CatalogStore {
             var conditions = Conditions()
             conditions.addSearch(filter.search, columns: ["name"])
             let (rows, next, previous) = try Self.categoryListing.page(db, request: request, conditions: conditions, decode: CategoryRow.init(row:))
-            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM categories \(conditions.whereSQL)", arguments: StatementArguments(conditions.arguments)) ?? 0
+            let count =
+                try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM categories \(conditions.whereSQL)", arguments: StatementArguments(conditions.arguments)) ?? 0
             return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db))
         }
     }

@@ -126,7 +126,8 @@ struct ProductWriter {
 
     private mutating func finish(listed: Set<String>, log: inout ChangeLog) throws -> WriteCounts {
         if case .mirror(let feed) = mode {
-            counts.deleted = try RowUpsert.deleteUnlisted(db, entity: .product, table: "products", keyColumn: "serial_code", feed: feed, listed: listed, log: &log)
+            counts.deleted = try RowUpsert.deleteUnlisted(
+                db, entity: .product, table: "products", keyColumn: "serial_code", feed: feed, listed: listed, log: &log)
         }
         return counts
     }
@@ -180,7 +181,8 @@ struct FilmWriter {
         }
         if case .mirror(let feed) = mode {
             let listed = Set(films.lazy.map { String($0.episodeID) })
-            counts.deleted = try RowUpsert.deleteUnlisted(db, entity: .film, table: "films", keyColumn: "episode_id", feed: feed, listed: listed, log: &log)
+            counts.deleted = try RowUpsert.deleteUnlisted(
+                db, entity: .film, table: "films", keyColumn: "episode_id", feed: feed, listed: listed, log: &log)
         }
         return counts
     }

@@ -7,7 +7,7 @@ import Foundation
 import Logging
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// `catalogd`: keeps a local copy of a remote catalogue in sync and serves it over REST.
@@ -91,7 +91,8 @@ extension Catalogd {
             configuration.host = source("--host", "CATALOG_HOST", host).string(default: configuration.host)
             configuration.port = try source("--port", "CATALOG_PORT", port).integer(default: configuration.port, in: 0...65535)
             configuration.feeds.films = try source("--films-url", "CATALOG_FILMS_URL", filmsURL).url(default: configuration.feeds.films) ?? ""
-            configuration.feeds.products = try source("--products-url", "CATALOG_PRODUCTS_URL", productsURL).url(default: configuration.feeds.products) ?? ""
+            configuration.feeds.products =
+                try source("--products-url", "CATALOG_PRODUCTS_URL", productsURL).url(default: configuration.feeds.products) ?? ""
             configuration.feeds.productPageSize = try source("--products-page-size", "CATALOG_PRODUCTS_PAGE_SIZE", productsPageSize).integer(
                 default: configuration.feeds.productPageSize, in: 1...10_000)
             configuration.importInterval = try source("--import-interval", "CATALOG_IMPORT_INTERVAL", importInterval).duration(

@@ -15,7 +15,8 @@ func seedCatalogue(_ store: CatalogStore, products: Int = 30) async throws {
     let rows = try (0..<products).map { index in
         Product(
             serialCode: String(format: "P%03d", index), name: "Product \(index % 7)", description: index % 4 == 0 ? "blue lamp" : "chair",
-            category: "c\(index % 3)", brand: index % 2 == 0 ? "Acme" : "", price: try Price(parsing: "\(10 + index % 5).\(index % 2 == 0 ? "90" : "25")"),
+            category: "c\(index % 3)", brand: index % 2 == 0 ? "Acme" : "",
+            price: try Price(parsing: "\(10 + index % 5).\(index % 2 == 0 ? "90" : "25")"),
             stock: index % 4)
     }
     _ = try await store.upsertProducts(rows, author: "api")
@@ -173,7 +174,8 @@ struct ReadAPITests {
             try await seedCatalogue(components.store)
             let films = try await get(client, "/films").headers[.eTag]
             let products = try await get(client, "/products").headers[.eTag]
-            _ = try await components.store.upsertProducts([Product(serialCode: "NEW", name: "n", category: "c0", price: try Price(parsing: "1"))], author: "api")
+            _ = try await components.store.upsertProducts(
+                [Product(serialCode: "NEW", name: "n", category: "c0", price: try Price(parsing: "1"))], author: "api")
             #expect(try await get(client, "/films").headers[.eTag] == films)
             let afterWrite = try await get(client, "/products").headers[.eTag]
             #expect(afterWrite != products)
@@ -201,7 +203,8 @@ struct ReadAPITests {
                 ("/products?ordering=-price&cursor=\(cursor ?? "")", .badRequest, "cursor"), ("/products?min_price=abc", .badRequest, "min_price"),
                 ("/products?max_price=-1", .badRequest, "max_price"), ("/products?in_stock=maybe", .badRequest, "in_stock"),
                 ("/films/abc", .badRequest, "episode_id"), ("/films/0", .badRequest, "episode_id"), ("/imports/x", .badRequest, "id"),
-                ("/films/99", .notFound, nil), ("/products/NOPE", .notFound, nil), ("/categories/nope", .notFound, nil), ("/imports/99", .notFound, nil),
+                ("/films/99", .notFound, nil), ("/products/NOPE", .notFound, nil), ("/categories/nope", .notFound, nil),
+                ("/imports/99", .notFound, nil),
                 ("/no/such/route", .notFound, nil), ("/products?search=%27%3B%20DROP%20TABLE%20products%3B--", .ok, nil),
             ]
             for (uri, status, parameter) in cases {
@@ -228,7 +231,8 @@ struct ReadAPITests {
             #expect(anonymous.headers[.wwwAuthenticate] != nil)
             let notConfigured = try await client.execute(uri: "/imports", method: .post, headers: authorized, body: body)
             #expect(notConfigured.status == .conflict)
-            let bad = try await client.execute(uri: "/imports", method: .post, headers: authorized, body: ByteBuffer(string: #"{"source": "planets"}"#))
+            let bad = try await client.execute(
+                uri: "/imports", method: .post, headers: authorized, body: ByteBuffer(string: #"{"source": "planets"}"#))
             #expect(bad.status == .badRequest)
             #expect(try json(bad)["parameter"] == .string("source"))
             let malformed = try await client.execute(uri: "/imports", method: .post, headers: authorized, body: ByteBuffer(string: "{"))

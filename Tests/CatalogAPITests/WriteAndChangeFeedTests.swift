@@ -51,7 +51,8 @@ struct WriteTests {
             #expect(response.status == .forbidden)
             #expect(response.headers[.contentType] == "application/problem+json")
             let detail = try json(response)["detail"]
-            #expect(detail == .string("writes are disabled: start catalogd with --api-token or CATALOG_API_TOKEN (or --api-token-file) to enable them"))
+            #expect(
+                detail == .string("writes are disabled: start catalogd with --api-token or CATALOG_API_TOKEN (or --api-token-file) to enable them"))
         }
     }
 
@@ -169,9 +170,11 @@ struct WriteTests {
             #expect(report.inserted == 1)
             #expect(report.updated == 1)
             let history = try await components.store.changes(since: 0, limit: 100).changes.map { "\($0.key) \($0.op) \($0.author)" }
-            #expect(history == [
-                "A upsert import:products", "B upsert import:products", "A delete api", "B upsert api", "A upsert import:products", "B upsert import:products",
-            ])
+            #expect(
+                history == [
+                    "A upsert import:products", "B upsert import:products", "A delete api", "B upsert api", "A upsert import:products",
+                    "B upsert import:products",
+                ])
             let price = try await components.store.product(serialCode: "B").0?.product.price.text
             #expect(price == "2")
             let problems = try await components.store.check()

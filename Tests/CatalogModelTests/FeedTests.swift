@@ -50,7 +50,8 @@ struct FeedTests {
     }
 
     @Test func aSWAPIPageGivesItsResultsAndNextLink() throws {
-        let page = try SWAPIPage(body: Array(#"{"count": 6, "next": "https://swapi.dev/api/films/?page=2", "previous": null, "results": [{}, {}]}"#.utf8))
+        let page = try SWAPIPage(
+            body: Array(#"{"count": 6, "next": "https://swapi.dev/api/films/?page=2", "previous": null, "results": [{}, {}]}"#.utf8))
         #expect(page.results.count == 2)
         #expect(page.next == "https://swapi.dev/api/films/?page=2")
         #expect(page.count == 6)

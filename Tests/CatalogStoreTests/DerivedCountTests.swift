@@ -45,7 +45,8 @@ struct DerivedCountTests {
             case 0:
                 // Inserts, updates and category moves through the store.
                 let products = try (0..<40).map { _ in
-                    try product("P\(Int.random(in: 0..<60, using: &random))", category: categories.randomElement(using: &random) ?? "a",
+                    try product(
+                        "P\(Int.random(in: 0..<60, using: &random))", category: categories.randomElement(using: &random) ?? "a",
                         price: "\(Int.random(in: 1..<100, using: &random)).50")
                 }
                 var unique: [String: Product] = [:]
@@ -70,7 +71,9 @@ struct DerivedCountTests {
                     try db.execute(sql: "DELETE FROM products WHERE serial_code = ?", arguments: ["P\(deleted)"])
                     try db.execute(sql: "DELETE FROM film_links WHERE episode_id = ? AND position = 0", arguments: [film])
                     try db.execute(
-                        sql: "UPDATE film_links SET kind = 'planets', position = 1000 + position WHERE episode_id = ? AND kind = 'characters' AND position = 1", arguments: [film])
+                        sql:
+                            "UPDATE film_links SET kind = 'planets', position = 1000 + position WHERE episode_id = ? AND kind = 'characters' AND position = 1",
+                        arguments: [film])
                 }
             }
             let problems = try mismatches(raw)

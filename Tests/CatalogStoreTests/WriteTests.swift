@@ -29,7 +29,8 @@ struct StoreWriteTests {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
         let store = temporary.store
-        _ = try await store.upsertProducts([try product("A", price: "19.90"), try product("B", price: "19.99"), try product("C", price: "20")], author: "api")
+        _ = try await store.upsertProducts(
+            [try product("A", price: "19.90"), try product("B", price: "19.99"), try product("C", price: "20")], author: "api")
         let price = try await store.product(serialCode: "A").0?.product.price.text
         #expect(price == "19.90")
         let page = try await store.products(
@@ -59,10 +60,11 @@ struct StoreWriteTests {
         let history = try await temporary.rawQueue().read { db in
             try String.fetchAll(db, sql: "SELECT key || ' ' || op || ' ' || author FROM changes ORDER BY seq")
         }
-        #expect(history == [
-            "API-1 upsert api", "A upsert import:products", "B upsert import:products", "C upsert import:products", "B upsert api",
-            "B upsert import:products", "A delete import:products",
-        ])
+        #expect(
+            history == [
+                "API-1 upsert api", "A upsert import:products", "B upsert import:products", "C upsert import:products", "B upsert api",
+                "B upsert import:products", "A delete import:products",
+            ])
         let reports = try await store.importReports(page: PageRequest()).rows.map(\.id)
         #expect(reports == [second.id, report.id])
     }

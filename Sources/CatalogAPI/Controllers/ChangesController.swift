@@ -58,7 +58,8 @@ struct ChangesController<Context: RequestContext> {
         } catch let gone as HistoryGone {
             throw Problem(
                 .gone, type: "history-gone",
-                detail: "changes after \(gone.since) are no longer kept (history starts after \(gone.horizon)); re-list the resources and resume from last_seq \(gone.lastSeq)",
+                detail:
+                    "changes after \(gone.since) are no longer kept (history starts after \(gone.horizon)); re-list the resources and resume from last_seq \(gone.lastSeq)",
                 extensions: [("last_seq", .number(String(gone.lastSeq)))])
         }
     }

@@ -36,7 +36,8 @@ struct ImportsController<Context: RequestContext> {
     @Sendable func get(_ request: Request, context: Context) async throws -> Response {
         let text = context.parameters.get("id") ?? ""
         guard let id = Int64(text), id > 0 else { throw Problem.badParameter("id", "id must be a positive integer, got '\(text)'") }
-        return try await reads.item(request, notFound: "no import with id \(id)", fetch: { try await store.importReport(id: id) }, render: { $0.importReport })
+        return try await reads.item(
+            request, notFound: "no import with id \(id)", fetch: { try await store.importReport(id: id) }, render: { $0.importReport })
     }
 
     /// Starts a run and answers `202 Accepted` with its report; `409` when that source is already running.
