@@ -10,10 +10,12 @@ RUN swift package resolve
 COPY Sources ./Sources
 # The manifest names the test targets, so their folders must exist (they are not built).
 COPY Tests ./Tests
-# Static Swift runtime: the run stage needs only Debian's libraries. Symbols are kept (see README:
-# a crash then prints a readable stack through the static backtracer).
+# Static Swift runtime: the run stage needs only Debian's libraries. DWARF is stripped but the symbol
+# table kept: 99 MB instead of 132 MB (76 MB fully stripped), and a crash still prints a stack with
+# function names through the static backtracer.
 RUN swift build -c release --static-swift-stdlib --product catalogd \
     && install -D "$(swift build -c release --show-bin-path)/catalogd" /staging/usr/local/bin/catalogd \
+    && strip --strip-debug /staging/usr/local/bin/catalogd \
     && install -D /usr/libexec/swift/linux/swift-backtrace-static /staging/usr/local/libexec/swift-backtrace-static
 
 FROM debian:bookworm-slim
