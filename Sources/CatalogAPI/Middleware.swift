@@ -13,11 +13,30 @@ public struct RequestMetrics: Sendable {
         self.registry = registry
     }
 
+    static var requests: MetricNameDescriptor {
+        MetricNameDescriptor(
+            namespace: "catalogd", subsystem: "http", metricName: "requests", unitName: "total",
+            helpText: "HTTP requests by method, route and status.")
+    }
+    static var requestDuration: MetricNameDescriptor {
+        MetricNameDescriptor(
+            namespace: "catalogd", subsystem: "http", metricName: "request_duration", unitName: "seconds",
+            helpText: "Time from request to response head, by method and route.")
+    }
+    static var storeRows: MetricNameDescriptor {
+        MetricNameDescriptor(
+            namespace: "catalogd", subsystem: "store", metricName: "rows", unitName: "", helpText: "Rows in each table of the store.")
+    }
+    static var storeSize: MetricNameDescriptor {
+        MetricNameDescriptor(
+            namespace: "catalogd", subsystem: "store", metricName: "size", unitName: "bytes", helpText: "Size of the SQLite file.")
+    }
+
     func recordRequest(method: String, route: String, status: Int, duration: Duration) {
         let labels = [("method", method), ("route", route), ("status", String(status))]
-        registry.makeCounter(name: "catalogd_http_requests_total", labels: labels).increment()
+        registry.makeCounter(descriptor: Self.requests, labels: labels).increment()
         registry.makeDurationHistogram(
-            name: "catalogd_http_request_duration_seconds", labels: [("method", method), ("route", route)],
+            descriptor: Self.requestDuration, labels: [("method", method), ("route", route)],
             buckets: [.microseconds(500), .milliseconds(1), .milliseconds(5), .milliseconds(25), .milliseconds(100), .milliseconds(500), .seconds(2)]
         ).record(duration)
     }
@@ -26,9 +45,9 @@ public struct RequestMetrics: Sendable {
         for (table, rows) in [
             ("films", statistics.films), ("products", statistics.products), ("categories", statistics.categories), ("changes", statistics.changes),
         ] {
-            registry.makeGauge(name: "catalogd_store_rows", labels: [("table", table)]).set(Double(rows))
+            registry.makeGauge(descriptor: Self.storeRows, labels: [("table", table)]).set(Double(rows))
         }
-        registry.makeGauge(name: "catalogd_store_bytes").set(Double(statistics.bytes))
+        registry.makeGauge(descriptor: Self.storeSize).set(Double(statistics.bytes))
     }
 }
 
