@@ -24,8 +24,8 @@ public struct JSONParser {
 
     /// Parses one complete JSON document; anything but whitespace after it is an error.
     public static func parse(_ data: some Collection<UInt8>, maximumDepth: Int = defaultMaximumDepth) throws(JSONParseError) -> JSONValue {
-        let array = Array(data)
-        let result: Result<JSONValue, JSONParseError> = array.withUnsafeBufferPointer { buffer in
+        // Parse in place when the bytes are contiguous (arrays and their slices), else from a copy.
+        let parseBuffer = { (buffer: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, JSONParseError> in
             var parser = JSONParser(bytes: buffer, maximumDepth: maximumDepth)
             do throws(JSONParseError) {
                 parser.skipWhitespace()
@@ -37,6 +37,7 @@ public struct JSONParser {
                 return .failure(error)
             }
         }
+        let result = data.withContiguousStorageIfAvailable(parseBuffer) ?? Array(data).withUnsafeBufferPointer(parseBuffer)
         return try result.get()
     }
 
