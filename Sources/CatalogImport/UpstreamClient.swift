@@ -133,7 +133,7 @@ public struct UpstreamClient: Sendable {
                 guard ContinuousClock.now + delay < deadline else {
                     throw UpstreamError(url: location, page: page, cause: "\(cause); no time left in the run to retry")
                 }
-                logger.warning("upstream page \(page) (\(location)): \(cause); retry \(attempt) of \(policy.maximumAttempts - 1) in \(delay)")
+                logger.warning("upstream page \(page) (\(location)): \(cause); retry \(attempt) of \(policy.maximumAttempts - 1) in \(Int(delay.timeInterval * 1000)) ms")
                 try await Task.sleep(for: delay)
                 backoff = min(backoff * 2, policy.maximumBackoff)
                 attempt += 1
