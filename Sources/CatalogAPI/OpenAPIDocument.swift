@@ -350,8 +350,9 @@ paths:
       description: |
         With `Accept: text/event-stream` (or `feed=eventsource`) the changes stream as Server-Sent Events
         (`id:` the seq, `event: change`, `data:` the change as JSON), resuming from `Last-Event-ID` or
-        `since`, with a `: heartbeat` comment every 15 seconds. `feed=longpoll` waits up to `timeout`
-        milliseconds for the first change after `since`.
+        `since`, with a `: heartbeat` comment every 15 seconds; a stream more than 100,000 changes behind
+        ends with `event: lagging` (`data: {"resume_from", "pending"}`). `feed=longpoll` waits up to
+        `timeout` milliseconds for the first change after `since`.
       parameters:
         - name: since
           in: query

@@ -265,4 +265,23 @@ struct ChangeFeedTests {
             #expect(String(buffer: response.body).contains(#""key":"P0","op":"delete","author":"api""#))
         }
     }
+
+    @Test func aStreamThatFallsTooFarBehindIsToldWhereToResume() async throws {
+        let harness = WriteHarness()
+        defer { try? FileManager.default.removeItem(at: harness.directory) }
+        let (_, components) = try await buildApplication(harness.configuration, logger: Logger(label: "catalogd-tests"))
+        try await Self.seed(components.store, count: 6)
+        let router = Router()
+        var changes = ChangesController<BasicRequestContext>(store: components.store, notifier: components.notifier)
+        changes.maximumLag = 2
+        changes.streamBatchSize = 1
+        changes.addRoutes(to: router.group("changes"))
+        try await Application(router: router).test(.router) { client in
+            let response = try await client.execute(uri: "/changes?since=1", method: .get, headers: [.accept: "text/event-stream"])
+            let body = String(buffer: response.body)
+            #expect(body.contains("id: 2\n"))
+            #expect(!body.contains("id: 3\n"))
+            #expect(body.contains("event: lagging\ndata: {\"resume_from\": 2, \"pending\": 4}"))
+        }
+    }
 }

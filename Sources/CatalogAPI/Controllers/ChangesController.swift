@@ -6,15 +6,22 @@ import Hummingbird
 /// `GET /changes`: the history after a change token, as a page, a long poll, or a Server-Sent Events stream.
 ///
 /// A stream reads the history from the store at its own pace after each wake-up, so a slow client holds
-/// no buffer on the server and never delays writers or other clients; it only falls behind.
+/// no buffer on the server and never delays writers or other clients; it only falls behind. A stream that
+/// falls more than `maximumLag` changes behind is closed with a `lagging` event naming the id to resume from.
 struct ChangesController<Context: RequestContext> {
     static var defaultLimit: Int { 100 }
     static var defaultLongPollTimeout: Int { 30_000 }
     static var maximumLongPollTimeout: Int { 120_000 }
     static var heartbeatInterval: Duration { .seconds(15) }
 
+    static var defaultMaximumLag: Int { 100_000 }
+
     let store: CatalogStore
     let notifier: ChangeNotifier
+    /// Changes a stream may trail the history by before it is told to resume later.
+    var maximumLag = Self.defaultMaximumLag
+    /// Changes read from the store per wake-up of a stream.
+    var streamBatchSize = 500
 
     func addRoutes(to group: RouterGroup<Context>) {
         group.get(use: list)
@@ -107,6 +114,8 @@ struct ChangesController<Context: RequestContext> {
         _ = try await slice(since: since, limit: 1, entity: entity)
         let store = self.store
         let notifier = self.notifier
+        let maximumLag = self.maximumLag
+        let batchSize = self.streamBatchSize
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-store"
@@ -118,7 +127,7 @@ struct ChangesController<Context: RequestContext> {
                 streaming: while !Task.isCancelled {
                     let slice: ChangeSlice
                     do {
-                        slice = try await store.changes(since: last, limit: 500, entity: entity)
+                        slice = try await store.changes(since: last, limit: batchSize, entity: entity)
                     } catch is HistoryGone {
                         try await writer.write(ByteBuffer(string: "event: gone\ndata: {\"resume_from\": \(last)}\n\n"))
                         break streaming
@@ -132,6 +141,11 @@ struct ChangesController<Context: RequestContext> {
                         }
                         try await writer.write(ByteBuffer(string: events))
                         last = slice.changes.last?.seq ?? last
+                        if slice.pending > maximumLag {
+                            try await writer.write(
+                                ByteBuffer(string: "event: lagging\ndata: {\"resume_from\": \(last), \"pending\": \(slice.pending)}\n\n"))
+                            break streaming
+                        }
                         if slice.pending > 0 { continue }
                     }
                     last = max(last, slice.lastSeq)
