@@ -20,6 +20,9 @@ RUN swift build -c release --static-swift-stdlib --product catalogd \
 
 FROM debian:bookworm-slim
 # libcurl4: FoundationNetworking (the upstream client) links it; tzdata and ca-certificates for HTTPS feeds.
+# Versions are not pinned (DL3008): Debian's security archive replaces them, and a pin would stop the build
+# from getting those fixes.
+# hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends libsqlite3-0 libcurl4 ca-certificates tzdata \
     && rm -rf /var/lib/apt/lists/* \
