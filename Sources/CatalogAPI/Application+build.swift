@@ -63,12 +63,14 @@ public func buildRouter(_ components: ServiceComponents, configuration: ServiceC
     let store = components.store
     let token = BearerToken(configuration.apiToken)
     let writes = WriteSupport(token: token, maximumBodyBytes: configuration.maximumBodyBytes, notifier: components.notifier, store: store)
+    // Encoded pages of unchanged data, shared by every resource; its keys carry the store version.
+    let cache = ResponseCache()
     RootController(urls: urls).addRoutes(to: router)
-    FilmsController(store: store, urls: urls, writes: writes).addRoutes(to: router.group("films"))
-    ProductsController(store: store, urls: urls, writes: writes).addRoutes(to: router.group("products"))
-    CategoriesController(store: store, urls: urls).addRoutes(to: router.group("categories"))
+    FilmsController(store: store, urls: urls, writes: writes, cache: cache).addRoutes(to: router.group("films"))
+    ProductsController(store: store, urls: urls, writes: writes, cache: cache).addRoutes(to: router.group("products"))
+    CategoriesController(store: store, urls: urls, cache: cache).addRoutes(to: router.group("categories"))
     ChangesController(store: store, notifier: components.notifier).addRoutes(to: router.group("changes"))
-    ImportsController(store: store, importer: components.importer, token: token, urls: urls).addRoutes(to: router.group("imports"))
+    ImportsController(store: store, importer: components.importer, token: token, urls: urls, cache: cache).addRoutes(to: router.group("imports"))
     OperationsController(store: store, metrics: components.metrics).addRoutes(to: router)
     return router
 }

@@ -42,19 +42,23 @@ extension HTTPField.Name {
 enum JSONResponder {
     /// Answers a GET: checks `If-None-Match` against the current version before reading anything
     /// else, then renders with the version the read actually saw.
+    /// Bodies of unchanged data come from `cache` without touching the store beyond its version.
     static func conditionalGET(
-        _ request: Request, store: CatalogStore, baseURL: String, family: String, version: KeyPath<StoreVersions, Int64>,
-        render: () async throws -> (bytes: [UInt8], versions: StoreVersions)
+        _ request: Request, store: CatalogStore, cache: ResponseCache?, baseURL: String, family: String,
+        version: KeyPath<StoreVersions, Int64>, render: () async throws -> (bytes: [UInt8], versions: StoreVersions)
     ) async throws -> Response {
         let currentVersions = try await store.versions()
         let current = EntityTag(version: currentVersions[keyPath: version], family: family, request: request, baseURL: baseURL)
         if current.matches(request) {
             return Response(status: .notModified, headers: [.eTag: current.value, .catalogSeq: String(currentVersions.lastSeq)])
         }
+        if let body = cache?.body(for: current.value) {
+            return json(body, tag: current, headers: [.catalogSeq: String(currentVersions.lastSeq)])
+        }
         let (bytes, versions) = try await render()
-        return json(
-            bytes, tag: EntityTag(version: versions[keyPath: version], family: family, request: request, baseURL: baseURL),
-            headers: [.catalogSeq: String(versions.lastSeq)])
+        let rendered = EntityTag(version: versions[keyPath: version], family: family, request: request, baseURL: baseURL)
+        cache?.store(bytes, for: rendered.value)
+        return json(bytes, tag: rendered, headers: [.catalogSeq: String(versions.lastSeq)])
     }
 
     static func json(_ bytes: [UInt8], tag: EntityTag? = nil, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
@@ -72,13 +76,16 @@ struct ResourceReads: Sendable {
     /// Names the family in ETags.
     let family: String
     let version: any KeyPath<StoreVersions, Int64> & Sendable
+    let cache: ResponseCache
 
     /// A page of the list in the envelope.
     func list<Row: Sendable>(
         _ request: Request, fetch: () async throws -> Page<Row>, render: (Representations) -> (Row, inout JSONWriter) -> Void
     ) async throws -> Response {
         let representations = Representations(base: urls.base(for: request))
-        return try await JSONResponder.conditionalGET(request, store: store, baseURL: representations.base, family: family, version: version) {
+        return try await JSONResponder.conditionalGET(
+            request, store: store, cache: cache, baseURL: representations.base, family: family, version: version
+        ) {
             let page = try await fetch()
             return (representations.envelope(page, request: request, render: render(representations)), page.versions)
         }
@@ -90,7 +97,9 @@ struct ResourceReads: Sendable {
         render: (Representations) -> (Row, inout JSONWriter) -> Void
     ) async throws -> Response {
         let representations = Representations(base: urls.base(for: request))
-        return try await JSONResponder.conditionalGET(request, store: store, baseURL: representations.base, family: family, version: version) {
+        return try await JSONResponder.conditionalGET(
+            request, store: store, cache: cache, baseURL: representations.base, family: family, version: version
+        ) {
             let (row, versions) = try await fetch()
             guard let row else { throw Problem.notFound(notFound) }
             let write = render(representations)

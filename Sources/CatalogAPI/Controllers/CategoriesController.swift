@@ -7,9 +7,9 @@ struct CategoriesController<Context: RequestContext> {
     let store: CatalogStore
     let reads: ResourceReads
 
-    init(store: CatalogStore, urls: RequestURLs) {
+    init(store: CatalogStore, urls: RequestURLs, cache: ResponseCache) {
         self.store = store
-        reads = ResourceReads(store: store, urls: urls, family: "categories", version: \.products)
+        reads = ResourceReads(store: store, urls: urls, family: "categories", version: \.products, cache: cache)
     }
 
     func addRoutes(to group: RouterGroup<Context>) {

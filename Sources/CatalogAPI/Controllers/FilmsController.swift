@@ -9,11 +9,11 @@ struct FilmsController<Context: RequestContext> {
     let writes: WriteSupport
     let reads: ResourceReads
 
-    init(store: CatalogStore, urls: RequestURLs, writes: WriteSupport) {
+    init(store: CatalogStore, urls: RequestURLs, writes: WriteSupport, cache: ResponseCache) {
         self.store = store
         self.urls = urls
         self.writes = writes
-        reads = ResourceReads(store: store, urls: urls, family: "films", version: \.films)
+        reads = ResourceReads(store: store, urls: urls, family: "films", version: \.films, cache: cache)
     }
 
     func addRoutes(to group: RouterGroup<Context>) {

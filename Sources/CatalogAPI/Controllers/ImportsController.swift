@@ -14,12 +14,12 @@ struct ImportsController<Context: RequestContext> {
     let urls: RequestURLs
     let reads: ResourceReads
 
-    init(store: CatalogStore, importer: Importer, token: BearerToken, urls: RequestURLs) {
+    init(store: CatalogStore, importer: Importer, token: BearerToken, urls: RequestURLs, cache: ResponseCache) {
         self.store = store
         self.importer = importer
         self.token = token
         self.urls = urls
-        reads = ResourceReads(store: store, urls: urls, family: "imports", version: \.imports)
+        reads = ResourceReads(store: store, urls: urls, family: "imports", version: \.imports, cache: cache)
     }
 
     func addRoutes(to group: RouterGroup<Context>) {

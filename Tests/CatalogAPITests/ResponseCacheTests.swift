@@ -1,0 +1,45 @@
+import CatalogModel
+import CatalogStore
+import Foundation
+import GRDB
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import CatalogAPI
+
+@Suite("Response cache")
+struct ResponseCacheTests {
+    @Test func theOldestEntriesGoFirstOnceTheBudgetIsReached() {
+        let cache = ResponseCache(byteBudget: 100)
+        cache.store(Array(repeating: 1, count: 20), for: "a")
+        cache.store(Array(repeating: 2, count: 20), for: "b")
+        cache.store(Array(repeating: 3, count: 20), for: "c")
+        #expect(cache.body(for: "a")?.count == 20)
+        for index in 0..<5 { cache.store(Array(repeating: 4, count: 20), for: "d\(index)") }
+        #expect(cache.body(for: "a") == nil)
+        #expect(cache.body(for: "b") == nil)
+        #expect(cache.body(for: "d4")?.count == 20)
+        cache.store(Array(repeating: 5, count: 60), for: "too big for a quarter of the budget")
+        #expect(cache.body(for: "too big for a quarter of the budget") == nil)
+    }
+
+    @Test func aCachedPageIsNeverServedAfterTheDataChanged() async throws {
+        try await WriteHarness().run { client, components in
+            try await seedCatalogue(components.store)
+            let first = try await client.execute(uri: "/products/P001", method: .get)
+            let again = try await client.execute(uri: "/products/P001", method: .get)
+            #expect(again.body == first.body)
+            #expect(again.headers[.eTag] == first.headers[.eTag])
+            // Another process renames the product and moves the version, as the store's own writes do.
+            let other = try DatabaseQueue(path: components.store.path)
+            try await other.write { db in
+                try db.execute(sql: "UPDATE products SET name = 'Renamed elsewhere' WHERE serial_code = 'P001'")
+                try db.execute(sql: "UPDATE versions SET version = version + 1 WHERE name = 'products'")
+            }
+            let changed = try await client.execute(uri: "/products/P001", method: .get)
+            #expect(String(buffer: changed.body).contains("Renamed elsewhere"))
+            #expect(changed.headers[.eTag] != first.headers[.eTag])
+        }
+    }
+}
