@@ -96,7 +96,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CatalogStoreTests",
-            dependencies: ["CatalogStore", "CatalogModel", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["CatalogStore", "CatalogModel", "CatalogFixtures", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

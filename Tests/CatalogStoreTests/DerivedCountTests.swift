@@ -1,3 +1,4 @@
+import CatalogFixtures
 import CatalogModel
 import CatalogStore
 import GRDB
@@ -37,7 +38,7 @@ struct DerivedCountTests {
         defer { temporary.remove() }
         let store = temporary.store
         let raw = try temporary.rawQueue()
-        var random = SplitMix64(state: 20_261_122)
+        var random = SplitMix64(seed: 20_261_122)
         let categories = ["a", "b", "c", "d"]
         let kinds = FilmLinkKind.allCases
         for batch in 0..<30 {

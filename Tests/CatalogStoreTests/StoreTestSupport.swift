@@ -28,19 +28,6 @@ struct TemporaryStore {
     }
 }
 
-/// A seedable generator, so a failing property run can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 func product(_ key: String, category: String = "c", price: String = "1.00", name: String? = nil, stock: Int = 1, updatedAt: String = "")
     throws -> Product
 {
