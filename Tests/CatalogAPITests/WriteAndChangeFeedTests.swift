@@ -88,6 +88,27 @@ struct WriteTests {
         }
     }
 
+    @Test func aFilmIsPutWithItsLinksAndDeleted() async throws {
+        try await WriteHarness().run { client, components in
+            let body = #"{"title": "The Force Awakens", "release_date": "2015-12-18", "characters": ["a", "b"], "planets": ["p"]}"#
+            let created = try await client.execute(uri: "/films/7", method: .put, headers: authorized, body: ByteBuffer(string: body))
+            #expect(created.status == .created)
+            let film = try json(created)
+            #expect(integer(film["character_count"]) == 2)
+            #expect(integer(film["planet_count"]) == 1)
+            #expect(film["source"] == .string("api"))
+            let badDate = try await client.execute(
+                uri: "/films/7", method: .put, headers: authorized, body: ByteBuffer(string: #"{"title": "x", "release_date": "2015-02-30"}"#))
+            #expect(badDate.status == .unprocessableContent)
+            let deleted = try await client.execute(uri: "/films/7/", method: .delete, headers: authorized)
+            #expect(deleted.status == .noContent)
+            let gone = try await client.execute(uri: "/films/7", method: .get)
+            #expect(gone.status == .notFound)
+            let history = try await components.store.changes(since: 0, limit: 10).changes.map { "\($0.entity) \($0.key) \($0.op)" }
+            #expect(history == ["film 7 upsert", "film 7 delete"])
+        }
+    }
+
     @Test func aKeyInTheBodyMustMatchThePath() async throws {
         try await WriteHarness().run { client, _ in
             let body = #"{"serial_code": "OTHER", "name": "Lamp", "category": "home", "price": 1}"#
