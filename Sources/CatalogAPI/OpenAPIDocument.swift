@@ -11,10 +11,30 @@ info:
   summary: A local, always-fresh copy of a films and products catalogue, served over REST.
   description: |
     catalogd mirrors a SWAPI-shaped films feed and a DummyJSON-shaped products feed into an embedded
-    SQLite store and serves it. Every path also answers with a trailing slash (`/films/4/`), and every
-    GET also answers HEAD. Every response carries `X-Request-Id`. Every error is
-    `application/problem+json` (RFC 9457). Lists use the envelope `{count, next, previous, results}`
-    with opaque keyset cursors in `next` and `previous`.
+    SQLite store and serves it as JSON with snake_case field names.
+
+    - **Trailing slashes**: every path also answers with a trailing slash (`/films/4/` as well as
+      `/films/4`); the paths below are listed once, without it.
+    - **HEAD**: every GET operation also answers HEAD (same status and headers, no body); HEAD
+      operations are not listed separately.
+    - **X-Request-Id**: every response carries `X-Request-Id`, the request's id in the service's log
+      (the client's own `X-Request-Id` when it is 1 to 128 characters of letters, digits, `-`, `_`, `.`).
+    - **Conditional GET**: the resource GETs (`/`, films, products, categories, imports) answer with an
+      `ETag` that changes exactly when the response would, and `304 Not Modified` when `If-None-Match`
+      names it (weak comparison, lists and `*` accepted). Their 200 and 304 answers also carry
+      `X-Catalog-Seq`, the change token the data reflects (follow `GET /changes?since=` from it).
+    - **Lists** use the envelope `{count, next, previous, results}` with opaque keyset cursors in the
+      `next` and `previous` links; a link keeps every other parameter of the request.
+    - **Errors** are `application/problem+json` (RFC 9457) with `type`, `title`, `status` and `detail`,
+      and `Cache-Control: no-store`. `type` is `https://catalogd.dev/problems/` followed by one of:
+      `invalid-parameter` (400, with `parameter`), `malformed-body` (400), `unauthorized` (401),
+      `writes-disabled` (403), `not-found` (404), `import-running` (409, with `import_id`),
+      `source-not-configured` (409), `history-gone` (410, with `last_seq`), `body-too-large` (413),
+      `invalid-record` (422), `not-ready` (503), `shutting-down` (503), `internal` (500).
+      An unknown path, or a method a path does not support, is a `404 not-found` problem.
+    - **Writes** need `Authorization: Bearer <token>` (the token of `--api-token`,
+      `CATALOG_API_TOKEN` or `--api-token-file`); with no token configured every write is refused
+      with 403.
 servers:
   - url: http://127.0.0.1:8080
 tags:
@@ -33,7 +53,7 @@ paths:
         - $ref: '#/components/parameters/IfNoneMatch'
       responses:
         '200':
-          description: The resource links.
+          description: The resource links, each an absolute URL ending in `/`.
           headers:
             ETag: {$ref: '#/components/headers/ETag'}
             X-Request-Id: {$ref: '#/components/headers/RequestId'}
@@ -49,6 +69,7 @@ paths:
                   changes: {type: string, format: uri}
                   imports: {type: string, format: uri}
         '304': {$ref: '#/components/responses/NotModified'}
+        '500': {$ref: '#/components/responses/InternalError'}
   /films:
     get:
       tags: [catalogue]
@@ -87,11 +108,13 @@ paths:
                       results: {type: array, items: {$ref: '#/components/schemas/Film'}}
         '304': {$ref: '#/components/responses/NotModified'}
         '400': {$ref: '#/components/responses/BadRequest'}
+        '500': {$ref: '#/components/responses/InternalError'}
   /films/{episode_id}:
     parameters:
       - name: episode_id
         in: path
         required: true
+        description: A positive integer; anything else is a 400 naming `episode_id`.
         schema: {type: integer, minimum: 1}
     get:
       tags: [catalogue]
@@ -105,51 +128,66 @@ paths:
           headers:
             ETag: {$ref: '#/components/headers/ETag'}
             X-Catalog-Seq: {$ref: '#/components/headers/CatalogSeq'}
+            X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
             application/json:
               schema: {$ref: '#/components/schemas/Film'}
         '304': {$ref: '#/components/responses/NotModified'}
         '400': {$ref: '#/components/responses/BadRequest'}
         '404': {$ref: '#/components/responses/NotFound'}
+        '500': {$ref: '#/components/responses/InternalError'}
     put:
       tags: [writes]
       operationId: putFilm
       summary: Create or replace one film (SWAPI fields; episode_id comes from the path).
+      description: |
+        A film that came from the films feed keeps that source, so the feed's next import puts the
+        upstream version back. Every write is recorded in the change history with author `api`.
       security: [{bearer: []}]
       requestBody:
         required: true
+        description: At most `--max-body` bytes (default 32 MiB).
         content:
           application/json:
             schema: {$ref: '#/components/schemas/FilmInput'}
       responses:
         '200':
-          description: Replaced (or unchanged).
+          description: Replaced (or unchanged); the stored film.
+          headers:
+            X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
             application/json:
               schema: {$ref: '#/components/schemas/Film'}
         '201':
-          description: Created.
+          description: Created; the stored film.
           headers:
             Location: {$ref: '#/components/headers/Location'}
+            X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
             application/json:
               schema: {$ref: '#/components/schemas/Film'}
         '400': {$ref: '#/components/responses/BadRequest'}
         '401': {$ref: '#/components/responses/Unauthorized'}
         '403': {$ref: '#/components/responses/Forbidden'}
+        '404': {$ref: '#/components/responses/NotFound'}
         '413': {$ref: '#/components/responses/TooLarge'}
         '422': {$ref: '#/components/responses/InvalidRecord'}
+        '500': {$ref: '#/components/responses/InternalError'}
     delete:
       tags: [writes]
       operationId: deleteFilm
       summary: Delete one film and its links.
       security: [{bearer: []}]
       responses:
-        '204': {description: Deleted.}
+        '204':
+          description: Deleted.
+          headers:
+            X-Request-Id: {$ref: '#/components/headers/RequestId'}
         '400': {$ref: '#/components/responses/BadRequest'}
         '401': {$ref: '#/components/responses/Unauthorized'}
         '403': {$ref: '#/components/responses/Forbidden'}
         '404': {$ref: '#/components/responses/NotFound'}
+        '500': {$ref: '#/components/responses/InternalError'}
   /products:
     get:
       tags: [catalogue]
@@ -159,21 +197,23 @@ paths:
         - $ref: '#/components/parameters/Search'
         - name: category
           in: query
+          description: Only products of this category (exact match).
           schema: {type: string}
         - name: brand
           in: query
+          description: Only products of this brand (exact match).
           schema: {type: string}
         - name: min_price
           in: query
-          description: Lowest price, inclusive, as a decimal (compared exactly).
+          description: Lowest price, inclusive, as a plain decimal string (compared exactly, no floating point).
           schema: {type: string, pattern: '^[0-9]+(\.[0-9]{1,6})?$', examples: ['19.99']}
         - name: max_price
           in: query
-          description: Highest price, inclusive, as a decimal (compared exactly).
+          description: Highest price, inclusive, as a plain decimal string (compared exactly, no floating point).
           schema: {type: string, pattern: '^[0-9]+(\.[0-9]{1,6})?$', examples: ['100']}
         - name: in_stock
           in: query
-          description: true for stock > 0, false for stock = 0.
+          description: '`true` for stock > 0, `false` for stock = 0 (`1`/`0` and `yes`/`no` are accepted too).'
           schema: {type: boolean}
         - name: ordering
           in: query
@@ -191,6 +231,7 @@ paths:
           headers:
             ETag: {$ref: '#/components/headers/ETag'}
             X-Catalog-Seq: {$ref: '#/components/headers/CatalogSeq'}
+            X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
             application/json:
               schema:
@@ -201,18 +242,33 @@ paths:
                       results: {type: array, items: {$ref: '#/components/schemas/Product'}}
         '304': {$ref: '#/components/responses/NotModified'}
         '400': {$ref: '#/components/responses/BadRequest'}
+        '500': {$ref: '#/components/responses/InternalError'}
     post:
       tags: [writes]
       operationId: upsertProducts
       summary: Batch upsert of products in one transaction; bad records are reported, the rest land.
+      description: |
+        The body is a JSON array of products, a DummyJSON page (`{products, total, skip, limit}`), or
+        NDJSON (one product per line; chosen by a `Content-Type` containing `ndjson`, or detected from
+        the body). A later record with the same serial_code replaces an earlier one, which is reported
+        as a rejection.
       security: [{bearer: []}]
       requestBody:
         required: true
+        description: At most `--max-body` bytes (default 32 MiB).
         content:
           application/json:
             schema:
-              type: array
-              items: {$ref: '#/components/schemas/ProductInput'}
+              oneOf:
+                - type: array
+                  items: {$ref: '#/components/schemas/ProductInput'}
+                - type: object
+                  required: [products, total]
+                  properties:
+                    products: {type: array, items: {$ref: '#/components/schemas/ProductInput'}}
+                    total: {type: integer, minimum: 0}
+                    skip: {type: integer}
+                    limit: {type: integer}
           application/x-ndjson:
             schema:
               type: string
@@ -220,6 +276,8 @@ paths:
       responses:
         '200':
           description: What the batch changed.
+          headers:
+            X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
             application/json:
               schema: {$ref: '#/components/schemas/BatchReport'}
@@ -227,11 +285,13 @@ paths:
         '401': {$ref: '#/components/responses/Unauthorized'}
         '403': {$ref: '#/components/responses/Forbidden'}
         '413': {$ref: '#/components/responses/TooLarge'}
+        '500': {$ref: '#/components/responses/InternalError'}
   /products/{serial_code}:
     parameters:
       - name: serial_code
         in: path
         required: true
+        description: Percent-encoded; at most 200 bytes, no `/` or control characters.
         schema: {type: string}
     get:
       tags: [catalogue]
@@ -245,49 +305,64 @@ paths:
           headers:
             ETag: {$ref: '#/components/headers/ETag'}
             X-Catalog-Seq: {$ref: '#/components/headers/CatalogSeq'}
+            X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
             application/json:
               schema: {$ref: '#/components/schemas/Product'}
         '304': {$ref: '#/components/responses/NotModified'}
         '404': {$ref: '#/components/responses/NotFound'}
+        '500': {$ref: '#/components/responses/InternalError'}
     put:
       tags: [writes]
       operationId: putProduct
       summary: Create or replace one product (serial_code comes from the path).
+      description: |
+        A product that came from the products feed keeps that source, so the feed's next import puts
+        the upstream version back. Every write is recorded in the change history with author `api`.
       security: [{bearer: []}]
       requestBody:
         required: true
+        description: At most `--max-body` bytes (default 32 MiB).
         content:
           application/json:
             schema: {$ref: '#/components/schemas/ProductInput'}
       responses:
         '200':
-          description: Replaced (or unchanged).
+          description: Replaced (or unchanged); the stored product.
+          headers:
+            X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
             application/json:
               schema: {$ref: '#/components/schemas/Product'}
         '201':
-          description: Created.
+          description: Created; the stored product.
           headers:
             Location: {$ref: '#/components/headers/Location'}
+            X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
             application/json:
               schema: {$ref: '#/components/schemas/Product'}
         '400': {$ref: '#/components/responses/BadRequest'}
         '401': {$ref: '#/components/responses/Unauthorized'}
         '403': {$ref: '#/components/responses/Forbidden'}
+        '404': {$ref: '#/components/responses/NotFound'}
         '413': {$ref: '#/components/responses/TooLarge'}
         '422': {$ref: '#/components/responses/InvalidRecord'}
+        '500': {$ref: '#/components/responses/InternalError'}
     delete:
       tags: [writes]
       operationId: deleteProduct
       summary: Delete one product.
       security: [{bearer: []}]
       responses:
-        '204': {description: Deleted.}
+        '204':
+          description: Deleted.
+          headers:
+            X-Request-Id: {$ref: '#/components/headers/RequestId'}
         '401': {$ref: '#/components/responses/Unauthorized'}
         '403': {$ref: '#/components/responses/Forbidden'}
         '404': {$ref: '#/components/responses/NotFound'}
+        '500': {$ref: '#/components/responses/InternalError'}
   /categories:
     get:
       tags: [catalogue]
@@ -297,6 +372,7 @@ paths:
         - $ref: '#/components/parameters/Search'
         - name: ordering
           in: query
+          description: Sort field, `-` first for descending; ties are broken by name.
           schema:
             type: string
             enum: [name, -name, product_count, -product_count]
@@ -310,6 +386,7 @@ paths:
           headers:
             ETag: {$ref: '#/components/headers/ETag'}
             X-Catalog-Seq: {$ref: '#/components/headers/CatalogSeq'}
+            X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
             application/json:
               schema:
@@ -320,11 +397,13 @@ paths:
                       results: {type: array, items: {$ref: '#/components/schemas/Category'}}
         '304': {$ref: '#/components/responses/NotModified'}
         '400': {$ref: '#/components/responses/BadRequest'}
+        '500': {$ref: '#/components/responses/InternalError'}
   /categories/{name}:
     parameters:
       - name: name
         in: path
         required: true
+        description: Percent-encoded category name.
         schema: {type: string}
     get:
       tags: [catalogue]
@@ -337,11 +416,14 @@ paths:
           description: The category.
           headers:
             ETag: {$ref: '#/components/headers/ETag'}
+            X-Catalog-Seq: {$ref: '#/components/headers/CatalogSeq'}
+            X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
             application/json:
               schema: {$ref: '#/components/schemas/Category'}
         '304': {$ref: '#/components/responses/NotModified'}
         '404': {$ref: '#/components/responses/NotFound'}
+        '500': {$ref: '#/components/responses/InternalError'}
   /changes:
     get:
       tags: [changes]
@@ -351,8 +433,10 @@ paths:
         With `Accept: text/event-stream` (or `feed=eventsource`) the changes stream as Server-Sent Events
         (`id:` the seq, `event: change`, `data:` the change as JSON), resuming from `Last-Event-ID` or
         `since`, with a `: heartbeat` comment every 15 seconds; a stream more than 100,000 changes behind
-        ends with `event: lagging` (`data: {"resume_from", "pending"}`). `feed=longpoll` waits up to
-        `timeout` milliseconds for the first change after `since`.
+        ends with `event: lagging` (`data: {"resume_from", "pending"}`), and one whose position falls out
+        of the retained history ends with `event: gone` (`data: {"resume_from"}`). `feed=longpoll` waits
+        up to `timeout` milliseconds for the first change after `since`. Answers carry
+        `Cache-Control: no-store` and no ETag.
       parameters:
         - name: since
           in: query
@@ -360,23 +444,28 @@ paths:
           schema: {type: integer, minimum: 0, default: 0}
         - name: limit
           in: query
+          description: Most changes in one page.
           schema: {type: integer, minimum: 1, maximum: 10000, default: 100}
         - name: entity
           in: query
+          description: Only changes of this entity.
           schema: {type: string, enum: [film, product]}
         - name: feed
           in: query
           schema: {type: string, enum: [normal, longpoll, eventsource], default: normal}
         - name: timeout
           in: query
-          description: Long-poll wait in milliseconds.
+          description: Long-poll wait in milliseconds (with `feed=longpoll`).
           schema: {type: integer, minimum: 0, maximum: 120000, default: 30000}
         - name: Last-Event-ID
           in: header
+          description: Where a reconnecting Server-Sent Events client resumes (when `since` is absent).
           schema: {type: string}
       responses:
         '200':
-          description: Changes after `since`, oldest first.
+          description: Changes after `since`, oldest first (or the event stream).
+          headers:
+            X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
             application/json:
               schema: {$ref: '#/components/schemas/ChangePage'}
@@ -385,6 +474,8 @@ paths:
         '400': {$ref: '#/components/responses/BadRequest'}
         '410':
           description: The token is older than the retained history; re-list and resume from `last_seq`.
+          headers:
+            X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
             application/problem+json:
               schema:
@@ -392,16 +483,16 @@ paths:
                   - $ref: '#/components/schemas/Problem'
                   - type: object
                     required: [last_seq]
-                    properties:
-                      last_seq: {type: integer}
+        '500': {$ref: '#/components/responses/InternalError'}
   /imports:
     get:
       tags: [imports]
       operationId: listImports
-      summary: Import reports, newest first.
+      summary: Import reports, newest first by default.
       parameters:
         - name: ordering
           in: query
+          description: '`-id` (newest first, the default) or `id`.'
           schema: {type: string, enum: [id, -id], default: -id}
         - $ref: '#/components/parameters/PageSize'
         - $ref: '#/components/parameters/Cursor'
@@ -411,6 +502,8 @@ paths:
           description: One page of reports.
           headers:
             ETag: {$ref: '#/components/headers/ETag'}
+            X-Catalog-Seq: {$ref: '#/components/headers/CatalogSeq'}
+            X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
             application/json:
               schema:
@@ -421,13 +514,15 @@ paths:
                       results: {type: array, items: {$ref: '#/components/schemas/ImportReport'}}
         '304': {$ref: '#/components/responses/NotModified'}
         '400': {$ref: '#/components/responses/BadRequest'}
+        '500': {$ref: '#/components/responses/InternalError'}
     post:
       tags: [imports]
       operationId: startImport
-      summary: Start an import run of one feed.
+      summary: Start an import run of one feed; the run continues after the answer.
       security: [{bearer: []}]
       requestBody:
         required: true
+        description: One small JSON object (at most 64 KiB).
         content:
           application/json:
             schema:
@@ -440,6 +535,7 @@ paths:
           description: The run started; its report, still running, is at Location.
           headers:
             Location: {$ref: '#/components/headers/Location'}
+            X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
             application/json:
               schema: {$ref: '#/components/schemas/ImportReport'}
@@ -447,21 +543,22 @@ paths:
         '401': {$ref: '#/components/responses/Unauthorized'}
         '403': {$ref: '#/components/responses/Forbidden'}
         '409':
-          description: A run of that source is already in progress (its id in `import_id`), or the source is not configured.
+          description: |
+            A run of that source is already in progress (`import-running`, its id in `import_id`), or the
+            source is not configured (`source-not-configured`: its feed URL is empty).
+          headers:
+            X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
             application/problem+json:
-              schema:
-                allOf:
-                  - $ref: '#/components/schemas/Problem'
-                  - type: object
-                    properties:
-                      import_id: {type: integer}
+              schema: {$ref: '#/components/schemas/Problem'}
         '413': {$ref: '#/components/responses/TooLarge'}
+        '500': {$ref: '#/components/responses/InternalError'}
   /imports/{id}:
     parameters:
       - name: id
         in: path
         required: true
+        description: A positive integer; anything else is a 400 naming `id`.
         schema: {type: integer, minimum: 1}
     get:
       tags: [imports]
@@ -474,50 +571,74 @@ paths:
           description: The report.
           headers:
             ETag: {$ref: '#/components/headers/ETag'}
+            X-Catalog-Seq: {$ref: '#/components/headers/CatalogSeq'}
+            X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
             application/json:
               schema: {$ref: '#/components/schemas/ImportReport'}
         '304': {$ref: '#/components/responses/NotModified'}
         '400': {$ref: '#/components/responses/BadRequest'}
         '404': {$ref: '#/components/responses/NotFound'}
+        '500': {$ref: '#/components/responses/InternalError'}
   /healthz:
     get:
       tags: [operations]
       operationId: health
-      summary: The process is up.
+      summary: The process is up and answering.
       responses:
         '200':
           description: Up.
+          headers:
+            X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
             application/json:
-              schema: {$ref: '#/components/schemas/Status'}
+              schema:
+                allOf:
+                  - $ref: '#/components/schemas/Status'
+                  - type: object
+                    properties:
+                      status: {const: ok}
+        '500': {$ref: '#/components/responses/InternalError'}
   /readyz:
     get:
       tags: [operations]
       operationId: ready
-      summary: The store is open and migrated.
+      summary: The store is open and fully migrated.
       responses:
         '200':
           description: Ready.
+          headers:
+            X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
             application/json:
-              schema: {$ref: '#/components/schemas/Status'}
+              schema:
+                allOf:
+                  - $ref: '#/components/schemas/Status'
+                  - type: object
+                    properties:
+                      status: {const: ready}
         '503':
-          description: Not ready.
+          description: Not ready (`not-ready`), or shutting down (`shutting-down`).
+          headers:
+            X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
             application/problem+json:
               schema: {$ref: '#/components/schemas/Problem'}
+        '500': {$ref: '#/components/responses/InternalError'}
   /metrics:
     get:
       tags: [operations]
       operationId: metrics
-      summary: Prometheus metrics (request counts and latency by route and status, store rows and size).
+      summary: Prometheus metrics (request counts and latency by method, route and status; store rows and size).
       responses:
         '200':
-          description: Prometheus text exposition format.
+          description: Prometheus text exposition format 0.0.4.
+          headers:
+            X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
             text/plain:
               schema: {type: string}
+        '500': {$ref: '#/components/responses/InternalError'}
   /openapi.yaml:
     get:
       tags: [operations]
@@ -525,30 +646,38 @@ paths:
       summary: This document.
       responses:
         '200':
-          description: The OpenAPI description.
+          description: The OpenAPI description, byte for byte the repository's openapi.yaml.
+          headers:
+            X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
             application/yaml:
               schema: {type: string}
+        '500': {$ref: '#/components/responses/InternalError'}
 components:
   securitySchemes:
     bearer:
       type: http
       scheme: bearer
-      description: The token of --api-token / CATALOG_API_TOKEN; with none configured, writes get 403.
+      description: |
+        The token of --api-token / CATALOG_API_TOKEN / --api-token-file. A missing or wrong token is 401
+        with `WWW-Authenticate: Bearer realm="catalogd"`; with no token configured, writes get 403.
   parameters:
     Search:
       name: search
       in: query
-      description: Case-insensitive substring match.
+      description: |
+        Case-insensitive substring match (films: title, director, producer; products: name,
+        description, brand; categories: name).
       schema: {type: string}
     PageSize:
       name: page_size
       in: query
+      description: Rows per page; outside 1 to 1000 is a 400 naming `page_size`.
       schema: {type: integer, minimum: 1, maximum: 1000, default: 20}
     Cursor:
       name: cursor
       in: query
-      description: Opaque; take it from a page's next or previous link.
+      description: Opaque; take it from a page's next or previous link (it belongs to that link's ordering).
       schema: {type: string}
     IfNoneMatch:
       name: If-None-Match
@@ -566,14 +695,21 @@ components:
       description: The request's id in the service's log (the client's own X-Request-Id when sane).
       schema: {type: string}
     Location:
+      description: The created resource's address on this service.
       schema: {type: string, format: uri}
   responses:
     NotModified:
-      description: The client's copy (If-None-Match) is current.
+      description: The client's copy (If-None-Match) is current; no body.
       headers:
         ETag: {$ref: '#/components/headers/ETag'}
+        X-Catalog-Seq: {$ref: '#/components/headers/CatalogSeq'}
+        X-Request-Id: {$ref: '#/components/headers/RequestId'}
     BadRequest:
-      description: A parameter or the body is not acceptable; `parameter` names the parameter.
+      description: |
+        A parameter or the body is not acceptable: `invalid-parameter` names the parameter in
+        `parameter`; `malformed-body` when the body is not the JSON expected.
+      headers:
+        X-Request-Id: {$ref: '#/components/headers/RequestId'}
       content:
         application/problem+json:
           schema: {$ref: '#/components/schemas/Problem'}
@@ -581,52 +717,72 @@ components:
       description: The bearer token is missing or wrong.
       headers:
         WWW-Authenticate:
+          description: Always `Bearer realm="catalogd"`.
           schema: {type: string}
+        X-Request-Id: {$ref: '#/components/headers/RequestId'}
       content:
         application/problem+json:
           schema: {$ref: '#/components/schemas/Problem'}
     Forbidden:
-      description: Writes are disabled because no token is configured.
+      description: Writes are disabled because no token is configured (`writes-disabled`).
+      headers:
+        X-Request-Id: {$ref: '#/components/headers/RequestId'}
       content:
         application/problem+json:
           schema: {$ref: '#/components/schemas/Problem'}
     NotFound:
       description: No such resource (or route).
+      headers:
+        X-Request-Id: {$ref: '#/components/headers/RequestId'}
       content:
         application/problem+json:
           schema: {$ref: '#/components/schemas/Problem'}
     TooLarge:
-      description: The body is over --max-body.
+      description: The body is over its limit (`body-too-large`).
+      headers:
+        X-Request-Id: {$ref: '#/components/headers/RequestId'}
       content:
         application/problem+json:
           schema: {$ref: '#/components/schemas/Problem'}
     InvalidRecord:
-      description: The record fails validation; `detail` says why.
+      description: The record fails validation (`invalid-record`); `detail` says why.
+      headers:
+        X-Request-Id: {$ref: '#/components/headers/RequestId'}
+      content:
+        application/problem+json:
+          schema: {$ref: '#/components/schemas/Problem'}
+    InternalError:
+      description: The service failed (`internal`); the error is in its log under the request id, never in the body.
+      headers:
+        X-Request-Id: {$ref: '#/components/headers/RequestId'}
       content:
         application/problem+json:
           schema: {$ref: '#/components/schemas/Problem'}
   schemas:
     Problem:
       type: object
+      description: RFC 9457 problem details.
       required: [type, title, status, detail]
       properties:
-        type: {type: string, format: uri}
-        title: {type: string}
+        type: {type: string, format: uri, examples: ['https://catalogd.dev/problems/invalid-parameter']}
+        title: {type: string, description: The status's reason phrase.}
         status: {type: integer}
         detail: {type: string}
-        parameter: {type: string, description: The offending parameter, for 400.}
+        parameter: {type: string, description: 'The offending parameter (400 `invalid-parameter`).'}
+        import_id: {type: integer, description: 'The run already in progress (409 `import-running`).'}
+        last_seq: {type: integer, description: 'Where to resume after re-listing (410 `history-gone`).'}
     Envelope:
       type: object
       required: [count, next, previous, results]
       properties:
-        count: {type: integer, minimum: 0}
+        count: {type: integer, minimum: 0, description: Rows matching the filters, over all pages.}
         next: {type: [string, 'null'], format: uri}
         previous: {type: [string, 'null'], format: uri}
         results: {type: array}
     Film:
       type: object
       required: [episode_id, title, opening_crawl, director, producer, release_date, characters, planets, starships, vehicles, species,
-        character_count, planet_count, starship_count, vehicle_count, species_count, created, edited, url, source_url]
+        character_count, planet_count, starship_count, vehicle_count, species_count, created, edited, url, source_url, source]
       properties:
         episode_id: {type: integer}
         title: {type: string}
@@ -639,15 +795,15 @@ components:
         starships: {type: array, items: {type: string}}
         vehicles: {type: array, items: {type: string}}
         species: {type: array, items: {type: string}}
-        character_count: {type: integer}
-        planet_count: {type: integer}
-        starship_count: {type: integer}
-        vehicle_count: {type: integer}
-        species_count: {type: integer}
+        character_count: {type: integer, minimum: 0}
+        planet_count: {type: integer, minimum: 0}
+        starship_count: {type: integer, minimum: 0}
+        vehicle_count: {type: integer, minimum: 0}
+        species_count: {type: integer, minimum: 0}
         created: {type: string}
         edited: {type: string}
         url: {type: string, format: uri, description: This film on this service.}
-        source_url: {type: string, description: The film upstream.}
+        source_url: {type: string, description: The film upstream (empty when it has none).}
         source: {type: string, enum: [films, api]}
     FilmInput:
       type: object
@@ -658,7 +814,7 @@ components:
         opening_crawl: {type: string}
         director: {type: string}
         producer: {type: string}
-        release_date: {type: string, format: date}
+        release_date: {type: string, format: date, description: A calendar date YYYY-MM-DD.}
         characters: {type: array, items: {type: string}}
         planets: {type: array, items: {type: string}}
         starships: {type: array, items: {type: string}}
@@ -666,61 +822,70 @@ components:
         species: {type: array, items: {type: string}}
         created: {type: string}
         edited: {type: string}
-        url: {type: string}
+        url: {type: string, description: The film upstream; stored as source_url.}
     Product:
       type: object
-      required: [serial_code, name, description, category, brand, price, stock, updated_at, url, source_url]
+      required: [serial_code, name, description, category, brand, price, stock, updated_at, url, source_url, source]
       properties:
         serial_code: {type: string}
         name: {type: string}
         description: {type: string}
         category: {type: string}
         brand: {type: [string, 'null']}
-        price: {type: number, description: Exactly the decimal the feed or the client gave.}
-        stock: {type: integer}
+        price: {type: number, minimum: 0, description: A JSON number, exactly the decimal the feed or the client gave.}
+        stock: {type: integer, minimum: 0}
         updated_at: {type: [string, 'null']}
-        url: {type: string, format: uri}
-        source_url: {type: [string, 'null']}
+        url: {type: string, format: uri, description: This product on this service.}
+        source_url: {type: [string, 'null'], description: The product upstream.}
         source: {type: string, enum: [products, api]}
     ProductInput:
       type: object
-      description: DummyJSON field names (sku, title, meta.updatedAt) are accepted too.
+      description: |
+        DummyJSON field names are accepted too: `sku` for serial_code, `title` for name, `meta.updatedAt`
+        for updated_at. serial_code (or sku) is required in a batch; PUT takes it from the path.
       required: [category, price]
+      anyOf:
+        - required: [name]
+        - required: [title]
       properties:
-        serial_code: {type: string}
+        serial_code: {type: string, maxLength: 200, description: 'Must match the path when given (PUT); no `/` or control characters.'}
         sku: {type: string}
         name: {type: string}
         title: {type: string}
         description: {type: string}
         category: {type: string}
         brand: {type: [string, 'null']}
-        price: {type: [number, string], description: A non-negative decimal with up to 6 decimal places.}
-        stock: {type: integer, minimum: 0}
+        price: {type: [number, string], description: A non-negative plain decimal with up to 6 decimal places.}
+        stock: {type: integer, minimum: 0, default: 0}
         updated_at: {type: string}
-        url: {type: string}
+        meta:
+          type: object
+          properties:
+            updatedAt: {type: string}
+        url: {type: string, description: The product upstream; stored as source_url.}
     Category:
       type: object
-      required: [name, product_count, url]
+      required: [name, product_count, url, products]
       properties:
         name: {type: string}
         product_count: {type: integer, minimum: 1}
-        url: {type: string, format: uri}
-        products: {type: string, format: uri}
+        url: {type: string, format: uri, description: This category on this service.}
+        products: {type: string, format: uri, description: The product list filtered by this category.}
     Rejection:
       type: object
       required: [index, key, reason]
       properties:
-        index: {type: integer}
+        index: {type: integer, minimum: 0, description: Position of the record in the listing or body.}
         key: {type: [string, 'null']}
         reason: {type: string}
     BatchReport:
       type: object
       required: [inserted, updated, unchanged, rejected, rejections]
       properties:
-        inserted: {type: integer}
-        updated: {type: integer}
-        unchanged: {type: integer}
-        rejected: {type: integer}
+        inserted: {type: integer, minimum: 0}
+        updated: {type: integer, minimum: 0}
+        unchanged: {type: integer, minimum: 0}
+        rejected: {type: integer, minimum: 0}
         rejections: {type: array, items: {$ref: '#/components/schemas/Rejection'}}
     ImportReport:
       type: object
@@ -731,15 +896,15 @@ components:
         status: {type: string, enum: [running, succeeded, failed]}
         started_at: {type: string, format: date-time}
         finished_at: {type: [string, 'null'], format: date-time}
-        fetched: {type: integer}
-        inserted: {type: integer}
-        updated: {type: integer}
-        unchanged: {type: integer}
-        deleted: {type: integer}
-        rejected: {type: integer}
-        rejections: {type: array, items: {$ref: '#/components/schemas/Rejection'}}
-        error: {type: [string, 'null']}
-        url: {type: string, format: uri}
+        fetched: {type: integer, minimum: 0}
+        inserted: {type: integer, minimum: 0}
+        updated: {type: integer, minimum: 0}
+        unchanged: {type: integer, minimum: 0}
+        deleted: {type: integer, minimum: 0}
+        rejected: {type: integer, minimum: 0, description: Every rejected record, even past the first 1000 kept in rejections.}
+        rejections: {type: array, maxItems: 1000, items: {$ref: '#/components/schemas/Rejection'}}
+        error: {type: [string, 'null'], description: Why the run failed.}
+        url: {type: string, format: uri, description: This report on this service.}
     Change:
       type: object
       required: [seq, entity, key, op, author, at]
@@ -748,7 +913,7 @@ components:
         entity: {type: string, enum: [film, product]}
         key: {type: string}
         op: {type: string, enum: [upsert, delete]}
-        author: {type: string}
+        author: {type: string, examples: ['import:films', 'import:products', 'api']}
         at: {type: string, format: date-time}
     ChangePage:
       type: object
@@ -762,5 +927,6 @@ components:
       required: [status]
       properties:
         status: {type: string}
+
 """#
 }
