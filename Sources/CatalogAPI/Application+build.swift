@@ -17,6 +17,8 @@ public struct ServiceConfiguration: Sendable {
     public var apiToken: String?
     public var historyRetention: Duration = .seconds(30 * 24 * 3600)
     public var maximumBodyBytes = 32 * 1024 * 1024
+    /// Bytes of encoded responses kept for repeated reads of unchanged data; 0 turns the cache off.
+    public var responseCacheBytes = ResponseCache.defaultByteBudget
     /// Base of the `url` and `next` links; nil builds them from the request's Host.
     public var publicURL: String?
     public var upstream = UpstreamPolicy()
@@ -64,7 +66,7 @@ public func buildRouter(_ components: ServiceComponents, configuration: ServiceC
     let token = BearerToken(configuration.apiToken)
     let writes = WriteSupport(token: token, maximumBodyBytes: configuration.maximumBodyBytes, notifier: components.notifier, store: store)
     // Encoded pages of unchanged data, shared by every resource; its keys carry the store version.
-    let cache = ResponseCache()
+    let cache = ResponseCache(byteBudget: configuration.responseCacheBytes)
     RootController(urls: urls).addRoutes(to: router)
     FilmsController(store: store, urls: urls, writes: writes, cache: cache).addRoutes(to: router.group("films"))
     ProductsController(store: store, urls: urls, writes: writes, cache: cache).addRoutes(to: router.group("products"))

@@ -47,7 +47,7 @@ enum JSONResponder {
         _ request: Request, store: CatalogStore, cache: ResponseCache?, baseURL: String, family: String,
         version: KeyPath<StoreVersions, Int64>, render: () async throws -> (bytes: [UInt8], versions: StoreVersions)
     ) async throws -> Response {
-        let currentVersions = try await store.versions()
+        let currentVersions = try store.currentVersions()
         let current = EntityTag(version: currentVersions[keyPath: version], family: family, request: request, baseURL: baseURL)
         if current.matches(request) {
             return Response(status: .notModified, headers: [.eTag: current.value, .catalogSeq: String(currentVersions.lastSeq)])
@@ -57,15 +57,20 @@ enum JSONResponder {
         }
         let (bytes, versions) = try await render()
         let rendered = EntityTag(version: versions[keyPath: version], family: family, request: request, baseURL: baseURL)
-        cache?.store(bytes, for: rendered.value)
-        return json(bytes, tag: rendered, headers: [.catalogSeq: String(versions.lastSeq)])
+        let body = ByteBuffer(bytes: bytes)
+        cache?.store(body, for: rendered.value)
+        return json(body, tag: rendered, headers: [.catalogSeq: String(versions.lastSeq)])
     }
 
     static func json(_ bytes: [UInt8], tag: EntityTag? = nil, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+        json(ByteBuffer(bytes: bytes), tag: tag, status: status, headers: headers)
+    }
+
+    static func json(_ body: ByteBuffer, tag: EntityTag? = nil, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
         var headers = headers
         headers[.contentType] = "application/json"
         if let tag { headers[.eTag] = tag.value }
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: body))
     }
 }
 

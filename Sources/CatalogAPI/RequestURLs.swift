@@ -15,8 +15,12 @@ struct RequestURLs: Sendable {
         // The Host header is client input that ends up inside response bodies: accept host[:port] characters only.
         let isPlausibleHost =
             !host.isEmpty && host.utf8.count <= 255
-            && host.unicodeScalars.allSatisfy {
-                $0.properties.isAlphabetic && $0.isASCII || ("0"..."9").contains($0) || ".-:[]_".unicodeScalars.contains($0)
+            && host.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+                case UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "_"): true
+                default: false
+                }
             }
         return "http://" + (isPlausibleHost ? host : "localhost")
     }

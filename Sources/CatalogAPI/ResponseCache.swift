@@ -1,3 +1,4 @@
+import NIOCore
 import Synchronization
 
 /// Encoded GET responses of unchanged data, ready to send again.
@@ -9,7 +10,7 @@ final class ResponseCache: Sendable {
     static let defaultByteBudget = 64 * 1024 * 1024
 
     private struct State {
-        var bodies: [String: [UInt8]] = [:]
+        var bodies: [String: ByteBuffer] = [:]
         var order: [String] = []
         var bytes = 0
     }
@@ -21,19 +22,20 @@ final class ResponseCache: Sendable {
         self.byteBudget = byteBudget
     }
 
-    func body(for tag: String) -> [UInt8]? {
+    /// The body ready to send: a buffer shares its storage, so handing it out copies nothing.
+    func body(for tag: String) -> ByteBuffer? {
         state.withLock { $0.bodies[tag] }
     }
 
-    func store(_ body: [UInt8], for tag: String) {
-        guard body.count <= byteBudget / 4 else { return }
+    func store(_ body: ByteBuffer, for tag: String) {
+        guard body.readableBytes <= byteBudget / 4 else { return }
         state.withLock { state in
             guard state.bodies.updateValue(body, forKey: tag) == nil else { return }
             state.order.append(tag)
-            state.bytes += body.count
+            state.bytes += body.readableBytes
             var evicted = 0
             while state.bytes > byteBudget, evicted < state.order.count {
-                if let old = state.bodies.removeValue(forKey: state.order[evicted]) { state.bytes -= old.count }
+                if let old = state.bodies.removeValue(forKey: state.order[evicted]) { state.bytes -= old.readableBytes }
                 evicted += 1
             }
             state.order.removeFirst(evicted)

@@ -17,10 +17,12 @@ public struct FixtureFaults: Sendable {
     /// Products (0-based positions) sent with a negative price.
     public var invalidRecords: [Int]
     public var disableETags: Bool
+    /// Products pages hold at most this many, whatever `limit` asked for (as public feeds cap it).
+    public var maximumPageSize: Int?
 
     public init(
         failPage: Int? = nil, failStatus: Int = 500, rateLimitFirst: Int = 0, delayMilliseconds: Int = 0, truncateBody: Bool = false,
-        invalidRecords: [Int] = [], disableETags: Bool = false
+        invalidRecords: [Int] = [], disableETags: Bool = false, maximumPageSize: Int? = nil
     ) {
         self.failPage = failPage
         self.failStatus = failStatus
@@ -29,6 +31,7 @@ public struct FixtureFaults: Sendable {
         self.truncateBody = truncateBody
         self.invalidRecords = invalidRecords
         self.disableETags = disableETags
+        self.maximumPageSize = maximumPageSize
     }
 }
 
@@ -112,7 +115,7 @@ public actor FixtureUpstream {
         let query = request.uri.queryParameters
         let skip = max(0, query["skip"].flatMap { Int($0) } ?? 0)
         let requested = max(0, query["limit"].flatMap { Int($0) } ?? Self.defaultProductsLimit)
-        let limit = requested == 0 ? catalog.products.count : requested
+        let limit = min(requested == 0 ? catalog.products.count : requested, faults.maximumPageSize ?? .max)
         let body = FixtureJSON.productsPage(catalog, skip: skip, limit: limit, invalid: Set(faults.invalidRecords))
         return await answer(request, status: 200, body: body, page: limit == 0 ? 1 : skip / max(limit, 1) + 1)
     }

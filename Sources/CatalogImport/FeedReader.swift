@@ -145,16 +145,38 @@ public struct FeedReader {
         var expectedTotal: Int?
         var pageNumber = 0
         var visited: Set<String> = []
+        var prefetch: Prefetch?
+        defer { prefetch?.abandon() }
         repeat {
             pageNumber += 1
             let current = Self.pagedLocation(start, limit: pageSize, skip: skip)
             try checkPageBudget(pageNumber, location: current, visited: &visited)
-            let previous = conditional ? previousPages[current] : nil
+            let answer: UpstreamAnswer
+            if let ahead = prefetch, ahead.location == current {
+                prefetch = nil
+                answer = try await ahead.answer()
+            } else {
+                prefetch?.abandon()
+                prefetch = nil
+                answer = try await fetch(current, page: pageNumber, conditional: conditional)
+            }
+            // The next page, asked for while this one is parsed: the upstream's latency and the parsing
+            // overlap. A page shorter than asked moves the next skip, and the guess is thrown away.
+            if let expectedTotal, skip + pageSize < expectedTotal {
+                let next = Self.pagedLocation(start, limit: pageSize, skip: skip + pageSize)
+                let (client, deadline, nextPage) = (client, deadline, pageNumber + 1)
+                let previous = conditional ? previousPages[next] : nil
+                prefetch = Prefetch(
+                    location: next,
+                    task: Task {
+                        try await client.fetch(next, page: nextPage, etag: previous?.etag, lastModified: previous?.lastModified, deadline: deadline)
+                    })
+            }
             let page: FeedPageState
-            switch try await client.fetch(current, page: pageNumber, etag: previous?.etag, lastModified: previous?.lastModified, deadline: deadline) {
+            switch answer {
             case .notModified:
                 freshness.notModified += 1
-                guard let previous, !freshness.isMixed else { return .mixed }
+                guard let previous = conditional ? previousPages[current] : nil, !freshness.isMixed else { return .mixed }
                 page = previous
                 stager.nextIndex += previous.records
                 report.fetched += previous.records
@@ -285,6 +307,31 @@ public struct FeedReader {
             guard let staging, !batch.isEmpty else { return }
             for rejection in try await staging.stage(batch) { report.reject(rejection) }
             batch.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// One page, conditional on what the previous run stored for it when `conditional`.
+    private func fetch(_ location: String, page: Int, conditional: Bool) async throws -> UpstreamAnswer {
+        let previous = conditional ? previousPages[location] : nil
+        return try await client.fetch(location, page: page, etag: previous?.etag, lastModified: previous?.lastModified, deadline: deadline)
+    }
+
+    /// A page asked for ahead of its turn.
+    private struct Prefetch {
+        let location: String
+        let task: Task<UpstreamAnswer, any Error>
+
+        func answer() async throws -> UpstreamAnswer {
+            try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+        }
+
+        /// Stops the request; a body that arrived anyway is deleted (it may be a spooled file).
+        func abandon() {
+            task.cancel()
+            let task = task
+            Task {
+                if case .body(let body)? = try? await task.value { body.discard() }
+            }
         }
     }
 

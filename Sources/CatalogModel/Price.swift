@@ -14,26 +14,46 @@ public struct Price: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses a plain decimal such as `19.99`, `0.5` or `1200`.
     public init(parsing text: String) throws(RecordError) {
-        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        let integerPart = parts[0]
-        let fractionPart = parts.count > 1 ? parts[1] : ""
-        guard !text.hasPrefix("-") else { throw RecordError("price must not be negative, got \(text)") }
-        guard !integerPart.isEmpty, integerPart.allSatisfy(\.isASCIIDigit),
-            parts.count == 1 || (!fractionPart.isEmpty && fractionPart.allSatisfy(\.isASCIIDigit))
-        else {
+        // Byte by byte: every imported product has a price, so this is on the import's hot path.
+        let utf8 = text.utf8
+        guard utf8.first != UInt8(ascii: "-") else { throw RecordError("price must not be negative, got \(text)") }
+        var integerDigits = 0
+        var fractionDigits: Int?
+        for byte in utf8 {
+            if byte == UInt8(ascii: "."), fractionDigits == nil {
+                fractionDigits = 0
+            } else if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                if let digits = fractionDigits { fractionDigits = digits + 1 } else { integerDigits += 1 }
+            } else {
+                fractionDigits = -1
+                break
+            }
+        }
+        guard integerDigits > 0, fractionDigits.map({ $0 > 0 }) ?? true else {
             throw RecordError("price must be a plain decimal number such as 19.99, got \(text)")
         }
-        guard fractionPart.count <= Self.maximumFractionDigits else {
+        guard (fractionDigits ?? 0) <= Self.maximumFractionDigits else {
             throw RecordError("price has more than \(Self.maximumFractionDigits) decimal places: \(text)")
         }
-        let significantInteger = integerPart.drop { $0 == "0" }
-        guard significantInteger.count <= Self.maximumIntegerDigits else {
-            throw RecordError("price is too large: \(text)")
+        var whole: Int64 = 0
+        var fraction: Int64 = 0
+        var significantDigits = 0
+        var inFraction = false
+        for byte in utf8 {
+            if byte == UInt8(ascii: ".") {
+                inFraction = true
+                continue
+            }
+            let digit = Int64(byte - UInt8(ascii: "0"))
+            if inFraction {
+                fraction = fraction * 10 + digit
+            } else if significantDigits > 0 || digit != 0 {
+                significantDigits += 1
+                guard significantDigits <= Self.maximumIntegerDigits else { throw RecordError("price is too large: \(text)") }
+                whole = whole * 10 + digit
+            }
         }
-        let paddedFraction = fractionPart + String(repeating: "0", count: Self.maximumFractionDigits - fractionPart.count)
-        guard let whole = Int64(integerPart), let fraction = Int64(paddedFraction) else {
-            throw RecordError("price must be a plain decimal number such as 19.99, got \(text)")
-        }
+        for _ in (fractionDigits ?? 0)..<Self.maximumFractionDigits { fraction *= 10 }
         self.text = text
         self.micros = whole * 1_000_000 + fraction
     }
@@ -52,8 +72,4 @@ public struct Price: Sendable, Hashable, CustomStringConvertible {
         self.text = storedText
         self.micros = micros
     }
-}
-
-extension Character {
-    var isASCIIDigit: Bool { isASCII && isNumber }
 }

@@ -9,6 +9,7 @@ import GRDB
 /// (WAL mode), so an import never blocks them and they always see one committed state.
 public struct CatalogStore: Sendable {
     let database: DatabasePool
+    private let versionWatch: VersionWatch
     /// The file the store lives in.
     public let path: String
 
@@ -31,6 +32,7 @@ public struct CatalogStore: Sendable {
         database = try DatabasePool(path: path, configuration: configuration)
         self.path = path
         try Schema.migrator.migrate(database)
+        versionWatch = try VersionWatch(path: path)
     }
 
     /// Whether every migration this build knows has been applied.
@@ -48,6 +50,12 @@ public struct CatalogStore: Sendable {
         try await database.read { db in try StoreVersions.fetch(db) }
     }
 
+    /// The same as `versions()`, answered at once from a dedicated connection that re-reads the versions
+    /// only after a commit: the check every GET makes before anything else.
+    public func currentVersions() throws -> StoreVersions {
+        try versionWatch.current()
+    }
+
     /// Row counts and file size, for `/metrics`.
     public func statistics() async throws -> StoreStatistics {
         try await database.read { db in
@@ -63,6 +71,7 @@ public struct CatalogStore: Sendable {
 
     /// Closes every connection; used before the process exits.
     public func close() throws {
+        versionWatch.close()
         try database.close()
     }
 }

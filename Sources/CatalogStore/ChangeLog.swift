@@ -22,7 +22,7 @@ struct ChangeLog {
     }
 
     let db: Database
-    private let insert: Statement
+    private let insert: DirectStatement
     let author: String
     let at: String
     /// The seq the next change gets; rows are written with it before we know whether they change.
@@ -31,7 +31,7 @@ struct ChangeLog {
 
     init(_ db: Database, author: String) throws {
         self.db = db
-        insert = try db.cachedStatement(sql: "INSERT INTO changes (seq, entity, key, op, author, at) VALUES (?, ?, ?, ?, ?, ?)")
+        insert = try DirectStatement(db, sql: "INSERT INTO changes (seq, entity, key, op, author, at) VALUES (?, ?, ?, ?, ?, ?)")
         self.author = author
         self.at = Timestamp.now()
         nextSeq = try StoreVersions.lastSeq(db) + 1
@@ -39,7 +39,14 @@ struct ChangeLog {
 
     /// Records that the row `key` of `entity` was written with `nextSeq`.
     mutating func record(_ entity: Entity, key: String, _ operation: Operation) throws {
-        try insert.execute(arguments: [nextSeq, entity.rawValue, key, operation.rawValue, author, at])
+        try insert.execute { row in
+            row.add(nextSeq)
+            row.add(entity.rawValue)
+            row.add(key)
+            row.add(operation.rawValue)
+            row.add(author)
+            row.add(at)
+        }
         changedFamilies.insert(entity.family)
         nextSeq += 1
     }

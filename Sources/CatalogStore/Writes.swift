@@ -65,7 +65,7 @@ struct ProductWriter {
     let db: Database
     let mode: WriteMode
     private let exists: Statement
-    private let upsert: Statement
+    private let upsert: DirectStatement
     private let source: String
     /// Every key in the table when the batch is a whole listing: one read instead of a lookup per row.
     private let existingKeys: Set<String>?
@@ -82,11 +82,11 @@ struct ProductWriter {
         switch mode {
         case .mirror(let feed):
             source = feed.rawValue
-            upsert = try db.cachedStatement(sql: RowUpsert.sql(table: "products", keyColumn: "serial_code", columns: Self.columns, ownsSource: true))
+            upsert = try DirectStatement(db, sql: RowUpsert.sql(table: "products", keyColumn: "serial_code", columns: Self.columns, ownsSource: true))
             existingKeys = Set(try String.fetchAll(db, sql: "SELECT serial_code FROM products"))
         case .merge:
             source = "api"
-            upsert = try db.cachedStatement(sql: RowUpsert.sql(table: "products", keyColumn: "serial_code", columns: Self.columns, ownsSource: false))
+            upsert = try DirectStatement(db, sql: RowUpsert.sql(table: "products", keyColumn: "serial_code", columns: Self.columns, ownsSource: false))
             existingKeys = nil
         }
     }
@@ -111,11 +111,20 @@ struct ProductWriter {
 
     private mutating func write(_ product: Product, log: inout ChangeLog) throws {
         let existed = try existingKeys.map { $0.contains(product.serialCode) } ?? Bool.fetchOne(exists, arguments: [product.serialCode]) ?? false
-        try upsert.execute(arguments: [
-            product.serialCode, product.name, product.description, product.category, product.brand,
-            product.price.text, product.price.micros, product.stock, product.updatedAt, product.sourceURL,
-            source, log.nextSeq,
-        ])
+        try upsert.execute { row in
+            row.add(product.serialCode)
+            row.add(product.name)
+            row.add(product.description)
+            row.add(product.category)
+            row.add(product.brand)
+            row.add(product.price.text)
+            row.add(product.price.micros)
+            row.add(product.stock)
+            row.add(product.updatedAt)
+            row.add(product.sourceURL)
+            row.add(source)
+            row.add(log.nextSeq)
+        }
         if db.changesCount == 0 {
             counts.unchanged += 1
             return

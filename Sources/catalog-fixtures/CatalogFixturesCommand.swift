@@ -14,8 +14,13 @@ struct CatalogFixturesCommand: AsyncParsableCommand {
         @Option(help: "Number of products.") var products = 1000
         @Option(help: "Number of product categories.") var categories = 10
         @Option(help: "Seed: the same seed gives the same catalogue.") var seed: UInt64 = 1
+        @Option(help: "Fraction of products (0 to 1) given a new name or price, as a feed looks after an update.")
+        var changedFraction = 0.0
 
-        var catalog: FixtureCatalog { FixtureCatalog(films: films, products: products, categories: categories, seed: seed) }
+        var catalog: FixtureCatalog {
+            let catalog = FixtureCatalog(films: films, products: products, categories: categories, seed: seed)
+            return changedFraction > 0 ? catalog.changing(fraction: changedFraction) : catalog
+        }
     }
 
     /// Serves the catalogue on loopback until interrupted.

@@ -73,6 +73,8 @@ extension Catalogd {
         @Option(help: "File holding the bearer token (CATALOG_API_TOKEN_FILE).") var apiTokenFile: String?
         @Option(help: "How long change history is kept, e.g. 30d (CATALOG_HISTORY_RETENTION; default 30d).") var historyRetention: String?
         @Option(help: "Largest request body, e.g. 32MiB (CATALOG_MAX_BODY; default 32MiB).") var maxBody: String?
+        @Option(help: "Memory for encoded responses of unchanged data, e.g. 64MiB, or off (CATALOG_RESPONSE_CACHE; default 64MiB).")
+        var responseCache: String?
         @Option(help: "Base URL for links in responses (CATALOG_PUBLIC_URL; default: from the request's Host).") var publicURL: String?
 
         func run() async throws {
@@ -101,6 +103,8 @@ extension Catalogd {
                 try source("--history-retention", "CATALOG_HISTORY_RETENTION", historyRetention).duration(
                     default: configuration.historyRetention, allowOff: false) ?? configuration.historyRetention
             configuration.maximumBodyBytes = try source("--max-body", "CATALOG_MAX_BODY", maxBody).byteSize(default: configuration.maximumBodyBytes)
+            configuration.responseCacheBytes = try source("--response-cache", "CATALOG_RESPONSE_CACHE", responseCache).byteSize(
+                default: configuration.responseCacheBytes, allowOff: true)
             configuration.publicURL = try source("--public-url", "CATALOG_PUBLIC_URL", publicURL).url(default: nil)
             let tokenFile = source("--api-token-file", "CATALOG_API_TOKEN_FILE", apiTokenFile)
             if let token = source("--api-token", "CATALOG_API_TOKEN", apiToken).value, !token.isEmpty {

@@ -36,8 +36,10 @@ struct OptionSource {
     }
 
     /// `32MiB`, `512KiB`, `1GiB`, `1048576` (bytes); KB/MB/GB are read as powers of 1024 too.
-    func byteSize(default fallback: Int) throws -> Int {
+    /// A size such as `32MiB`; with `allowOff`, `off` is 0.
+    func byteSize(default fallback: Int, allowOff: Bool = false) throws -> Int {
         guard let text = value?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return fallback }
+        if allowOff && text == "off" { return 0 }
         let units: [(String, Int)] = [
             ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10), ("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10), ("B", 1),
         ]

@@ -12,15 +12,15 @@ import Testing
 struct ResponseCacheTests {
     @Test func theOldestEntriesGoFirstOnceTheBudgetIsReached() {
         let cache = ResponseCache(byteBudget: 100)
-        cache.store(Array(repeating: 1, count: 20), for: "a")
-        cache.store(Array(repeating: 2, count: 20), for: "b")
-        cache.store(Array(repeating: 3, count: 20), for: "c")
-        #expect(cache.body(for: "a")?.count == 20)
-        for index in 0..<5 { cache.store(Array(repeating: 4, count: 20), for: "d\(index)") }
+        cache.store(ByteBuffer(repeating: 1, count: 20), for: "a")
+        cache.store(ByteBuffer(repeating: 2, count: 20), for: "b")
+        cache.store(ByteBuffer(repeating: 3, count: 20), for: "c")
+        #expect(cache.body(for: "a")?.readableBytes == 20)
+        for index in 0..<5 { cache.store(ByteBuffer(repeating: 4, count: 20), for: "d\(index)") }
         #expect(cache.body(for: "a") == nil)
         #expect(cache.body(for: "b") == nil)
-        #expect(cache.body(for: "d4")?.count == 20)
-        cache.store(Array(repeating: 5, count: 60), for: "too big for a quarter of the budget")
+        #expect(cache.body(for: "d4")?.readableBytes == 20)
+        cache.store(ByteBuffer(repeating: 5, count: 60), for: "too big for a quarter of the budget")
         #expect(cache.body(for: "too big for a quarter of the budget") == nil)
     }
 

@@ -44,6 +44,20 @@ struct ImporterTests {
         #expect(stored.product.name == first.title)
     }
 
+    @Test func aFeedThatCapsItsPagesIsStillReadWhole() async throws {
+        // The importer asks for the next page while parsing one, guessing that each page is as long as asked;
+        // a feed that gives fewer moves the next skip, and every guess must be thrown away.
+        let catalog = FixtureCatalog(films: 0, products: 45)
+        let harness = try await ImportHarness.start(catalog, faults: FixtureFaults(maximumPageSize: 4))
+        defer { Task { await harness.stop() } }
+        let report = try await harness.importer(pageSize: 10).run(.products)
+        #expect(report.status == .succeeded, "\(report.error ?? "")")
+        #expect(report.inserted == 45)
+        #expect(report.rejected == 0)
+        let stored = try await harness.allProducts().map(\.product.serialCode)
+        #expect(stored == catalog.products.map(\.sku).sorted())
+    }
+
     @Test func badRecordsAreRejectedWithTheirIndexAndTheRestLands() async throws {
         let catalog = FixtureCatalog(films: 0, products: 30)
         let harness = try await ImportHarness.start(catalog, faults: FixtureFaults(invalidRecords: [3, 17]))

@@ -16,6 +16,10 @@ struct RecordTests {
         #expect(small.micros == 1)
         let whole = try Price(parsing: "1200")
         #expect(whole.micros == 1_200_000_000)
+        let padded = try Price(parsing: "000000000000007.50")
+        #expect(padded.micros == 7_500_000)
+        #expect(padded.text == "000000000000007.50")
+        #expect(try Price(parsing: "999999999999.999999").micros == 999_999_999_999_999_999)
     }
 
     @Test(arguments: [
@@ -25,6 +29,10 @@ struct RecordTests {
         ("abc", "price must be a plain decimal number such as 19.99, got abc"),
         ("1.", "price must be a plain decimal number such as 19.99, got 1."),
         ("9999999999999", "price is too large: 9999999999999"),
+        ("1..2", "price must be a plain decimal number such as 19.99, got 1..2"),
+        (".5", "price must be a plain decimal number such as 19.99, got .5"),
+        ("1.5.", "price must be a plain decimal number such as 19.99, got 1.5."),
+        ("", "price must be a plain decimal number such as 19.99, got "),
     ])
     func badPricesAreRejectedWithAReason(text: String, reason: String) {
         #expect(throws: RecordError(reason)) { try Price(parsing: text) }

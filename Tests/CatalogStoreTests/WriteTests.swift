@@ -25,6 +25,26 @@ struct StoreWriteTests {
         #expect(finalVersions == versionsAfter)
     }
 
+    @Test func theQuickVersionCheckFollowsEveryCommitFromAnyConnection() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let store = temporary.store
+        #expect(try store.currentVersions() == (try await store.versions()))
+        _ = try await store.upsertProducts([try product("A")], author: "api")
+        let afterWrite = try store.currentVersions()
+        #expect(afterWrite.products > 0)
+        #expect(afterWrite == (try await store.versions()))
+        // Asked again with nothing committed: the same answer, from the cache.
+        #expect(try store.currentVersions() == afterWrite)
+        // Another connection, as another process would: the next check sees it at once.
+        try await temporary.rawQueue().write { db in
+            try db.execute(sql: "UPDATE versions SET version = version + 5 WHERE name = 'films'")
+        }
+        let afterOther = try store.currentVersions()
+        #expect(afterOther.films == afterWrite.films + 5)
+        #expect(afterOther == (try await store.versions()))
+    }
+
     @Test func aPriceIsReadBackExactlyAsWritten() async throws {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }

@@ -1,0 +1,423 @@
+"""catalogd against its peers, measured side by side in one run (driven by scripts/bench).
+
+Import: catalogd pulling N products from the fake upstream over HTTP (pages of 1000, and NDJSON),
+then unchanged re-imports (with and without upstream ETags) and a 10%-changed one; the same data
+through `sqlite-utils upsert` and a raw Python sqlite3 executemany (the physical reference).
+Serving: wrk against catalogd and against Datasette serving a copy of catalogd's own SQLite file,
+with equivalent queries. Scale (--scale 1m): import time, file size, RSS, first vs deep page.
+Loopback only; every wait is bounded.
+"""
+
+import argparse
+import base64
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+PAGE_SIZE = 1000
+CATEGORY = "category-3"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(url, seconds=120):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise SystemExit(f"no answer from {url} within {seconds} s")
+
+
+def get_json(url):
+    with urllib.request.urlopen(url, timeout=60) as response:
+        return json.load(response)
+
+
+class Processes:
+    """Every process started here, stopped on the way out."""
+
+    def __init__(self, work):
+        self.work = work
+        self.running = []
+
+    def start(self, name, command, env=None):
+        log = open(os.path.join(self.work, f"{name}.log"), "w")
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                   env={**os.environ, **(env or {})})
+        self.running.append(process)
+        return process
+
+    def stop(self, process):
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        self.running.remove(process)
+
+    def stop_all(self):
+        for process in list(self.running):
+            self.stop(process)
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def memory_kib(pid, field):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def wrk_duration(text):
+    number, unit = re.fullmatch(r"([\d.]+)(us|ms|s|m)", text).groups()
+    return float(number) * {"us": 1e-3, "ms": 1.0, "s": 1e3, "m": 60e3}[unit]
+
+
+def run_wrk(url, pid, duration, connections):
+    """req/s, p50 and p99 in ms, CPU ms per request of the server, errors."""
+    cpu_before = cpu_seconds(pid)
+    output = subprocess.run(
+        ["wrk", "-t1", f"-c{connections}", f"-d{duration}s", "--timeout", "10s", "--latency", url],
+        capture_output=True, text=True, timeout=duration + 60, check=True).stdout
+    cpu = cpu_seconds(pid) - cpu_before
+    requests = int(re.search(r"(\d+) requests in", output).group(1))
+    errors = sum(int(n) for n in re.findall(r"(?:connect|read|write|timeout) (\d+)", output))
+    non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    latencies = dict(re.findall(r"^\s+(50|99)%\s+(\S+)$", output, re.M))
+    return {
+        "rps": float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1)),
+        "p50_ms": wrk_duration(latencies["50"]),
+        "p99_ms": wrk_duration(latencies["99"]),
+        "cpu_ms_per_request": 1000 * cpu / max(requests, 1),
+        "requests": requests,
+        "errors": errors + (int(non_2xx.group(1)) if non_2xx else 0),
+    }
+
+
+def timed(command):
+    start = time.monotonic()
+    completed = subprocess.run(command, capture_output=True, text=True, timeout=3600)
+    elapsed = time.monotonic() - start
+    if completed.returncode != 0:
+        raise SystemExit(f"failed: {' '.join(command)}\n{completed.stdout}\n{completed.stderr}")
+    return elapsed, completed.stdout
+
+
+def catalogd_import(bin_dir, database, source_url, label, products):
+    seconds, output = timed([os.path.join(bin_dir, "catalogd"), "import", "products", "--database", database,
+                             "--from", source_url, "--products-page-size", str(PAGE_SIZE), "--json",
+                             "--log-level", "warning"])
+    report = json.loads(output)
+    written = report["inserted"] + report["updated"] + report["deleted"]
+    return {"label": label, "seconds": seconds, "rows_per_second": products / seconds, "inserted": report["inserted"],
+            "updated": report["updated"], "unchanged": report["unchanged"], "rows_written": written}
+
+
+RAW_SQLITE = """
+import json, sqlite3, sys
+rows = json.load(open(sys.argv[1]))
+db = sqlite3.connect(sys.argv[2])
+db.execute("CREATE TABLE products (sku TEXT PRIMARY KEY, title TEXT, description TEXT, category TEXT, brand TEXT, "
+           "price TEXT, stock INTEGER, updated_at TEXT)")
+with db:
+    db.executemany(
+        "INSERT INTO products VALUES (?,?,?,?,?,?,?,?) ON CONFLICT(sku) DO UPDATE SET title=excluded.title, "
+        "price=excluded.price WHERE title IS NOT excluded.title OR price IS NOT excluded.price",
+        [(r["sku"], r["title"], r.get("description"), r["category"], r.get("brand"), str(r["price"]), r.get("stock"),
+          r.get("meta", {}).get("updatedAt")) for r in rows])
+"""
+
+
+def measure_imports(args, processes, work, products):
+    fixtures = os.path.join(args.bin, "catalog-fixtures")
+    catalog = ["--films", "6", "--products", str(products), "--seed", "1"]
+    ports = {}
+    for name, extra in [("etags", []), ("plain", ["--disable-etags"]), ("changed", ["--changed-fraction", "0.1"])]:
+        ports[name] = free_port()
+        processes.start(f"upstream-{name}", [fixtures, "serve", "--port", str(ports[name]), *catalog, *extra])
+    for port in ports.values():
+        wait_for(f"http://127.0.0.1:{port}/products?limit=1", 300)
+    database = os.path.join(work, "catalog.sqlite")
+    runs = [
+        catalogd_import(args.bin, database, f"http://127.0.0.1:{ports['etags']}/products",
+                        "catalogd: first import, pages of 1000 over HTTP", products),
+        catalogd_import(args.bin, database, f"http://127.0.0.1:{ports['etags']}/products",
+                        "catalogd: unchanged re-import, upstream ETags (304s)", products),
+        catalogd_import(args.bin, database, f"http://127.0.0.1:{ports['plain']}/products",
+                        "catalogd: unchanged re-import, no upstream ETags", products),
+        catalogd_import(args.bin, database, f"http://127.0.0.1:{ports['changed']}/products",
+                        "catalogd: 10%-changed re-import", products),
+        catalogd_import(args.bin, os.path.join(work, "ndjson.sqlite"), f"http://127.0.0.1:{ports['etags']}/products.ndjson",
+                        "catalogd: first import, NDJSON over HTTP", products),
+    ]
+    # Back to the original data, so that serving measures the catalogue the peers get.
+    catalogd_import(args.bin, database, f"http://127.0.0.1:{ports['etags']}/products", "restore", products)
+    films_port = ports["etags"]
+    timed([os.path.join(args.bin, "catalogd"), "import", "films", "--database", database,
+           "--from", f"http://127.0.0.1:{films_port}/api/films/", "--log-level", "warning"])
+    json_file = os.path.join(work, "products.json")
+    subprocess.run([fixtures, "generate", *catalog, "--format", "json", "--output", json_file], check=True, timeout=600)
+    seconds, _ = timed([os.path.join(args.venv, "bin", "sqlite-utils"), "upsert", os.path.join(work, "sqlite-utils.sqlite"),
+                        "products", json_file, "--pk", "sku"])
+    runs.append({"label": "sqlite-utils upsert (same data, JSON array file)", "seconds": seconds,
+                 "rows_per_second": products / seconds})
+    seconds, _ = timed([sys.executable, "-c", RAW_SQLITE, json_file, os.path.join(work, "raw.sqlite")])
+    runs.append({"label": "python sqlite3 executemany upsert (physical reference)", "seconds": seconds,
+                 "rows_per_second": products / seconds})
+    processes.stop_all()
+    return database, runs
+
+
+def start_catalogd(args, processes, database, name, extra=()):
+    port = free_port()
+    process = processes.start(name, [
+        os.path.join(args.bin, "catalogd"), "serve", "--port", str(port), "--database", database, "--films-url", "",
+        "--products-url", "", "--import-interval", "off", *extra])
+    base = f"http://127.0.0.1:{port}"
+    wait_for(base + "/readyz")
+    return process, base
+
+
+def deep_cursor_url(base, path, depth):
+    """The URL of the page `depth` rows into the list, found by following `next` links."""
+    url = f"{base}{path}{'&' if '?' in path else '?'}page_size=1000"
+    for _ in range(depth // 1000):
+        url = get_json(url)["next"]
+        if url is None:
+            raise SystemExit(f"{path} has fewer than {depth} rows")
+    return url.replace("page_size=1000", "page_size=100")
+
+
+def measure_serving(args, processes, database, products, work):
+    cached, base = start_catalogd(args, processes, database, "catalogd")
+    uncached, uncached_base = start_catalogd(args, processes, database, "catalogd-uncached", ["--response-cache", "off"])
+    depth = products * 9 // 10
+    deep_path = deep_cursor_url(base, "/products?", depth)[len(base):]
+    deep_price_path = deep_cursor_url(base, "/products?ordering=-price", depth)[len(base):]
+    since = max(0, get_json(base + "/changes?since=0&limit=1")["last_seq"] - 1000)
+    serial = "SKU-%06d" % (products // 2)
+    endpoints = [
+        ("/healthz", "/healthz", None),
+        ("/films", "/films", "/catalog/films.json?_nofacet=1"),
+        ("/products?page_size=100", "/products?page_size=100", "/catalog/products.json?_size=100&_nofacet=1"),
+        (f"/products?category=…&page_size=100", f"/products?category={CATEGORY}&page_size=100",
+         f"/catalog/products.json?category={CATEGORY}&_size=100&_nofacet=1"),
+        ("/products/{serial_code}", f"/products/{serial}", f"/catalog/products/{serial}.json"),
+        (f"deep cursor page ({depth:,} rows in)", deep_path, f"/catalog/products.json?_size=100&_nofacet=1&_next=SKU-{depth - 1:06d}"),
+        (f"deep cursor page, ordering=-price", deep_price_path, None),
+        ("/changes?since=…&limit=100", f"/changes?since={since}&limit=100",
+         f"/catalog/changes.json?seq__gt={since}&_sort=seq&_size=100&_nofacet=1"),
+    ]
+    results = []
+    for label, path, _ in endpoints:
+        row = {"endpoint": label, "catalogd": run_wrk(base + path, cached.pid, args.duration, args.connections)}
+        if path != "/healthz":
+            row["catalogd_uncached"] = run_wrk(uncached_base + path, uncached.pid, args.duration, args.connections)
+        results.append(row)
+        print(f"  {label}: {row['catalogd']['rps']:,.0f} req/s", flush=True)
+    serving_rss = {"catalogd_peak_rss_mib": memory_kib(cached.pid, "VmHWM") / 1024,
+                   "catalogd_rss_mib": memory_kib(cached.pid, "VmRSS") / 1024,
+                   "catalogd_uncached_peak_rss_mib": memory_kib(uncached.pid, "VmHWM") / 1024}
+    processes.stop(cached)
+    processes.stop(uncached)
+
+    # Datasette serves a copy of the very same file (checkpointed, immutable: its fastest mode).
+    copy = os.path.join(work, "catalog-datasette.sqlite")
+    with sqlite3.connect(database) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    shutil.copyfile(database, os.path.join(work, "catalog.db"))
+    os.replace(os.path.join(work, "catalog.db"), copy)
+    port = free_port()
+    datasette = processes.start("datasette", [os.path.join(args.venv, "bin", "datasette"), "serve", "-i", copy,
+                                              "--port", str(port), "--host", "127.0.0.1", "--setting", "sql_time_limit_ms", "10000"])
+    datasette_base = f"http://127.0.0.1:{port}/{os.path.splitext(os.path.basename(copy))[0]}"
+    wait_for(datasette_base + ".json", 120)
+    for row, (label, _, datasette_path) in zip(results, endpoints):
+        if datasette_path:
+            url = datasette_base + datasette_path[len("/catalog"):]
+            get_json(url)  # fails the run if the equivalent query is wrong
+            row["datasette"] = run_wrk(url, datasette.pid, args.duration, args.connections)
+            print(f"  datasette {label}: {row['datasette']['rps']:,.0f} req/s", flush=True)
+    serving_rss["datasette_peak_rss_mib"] = memory_kib(datasette.pid, "VmHWM") / 1024
+    processes.stop(datasette)
+    return results, serving_rss
+
+
+def ratio(a, b):
+    return a / b if b else float("nan")
+
+
+def summarize(imports, serving, memory, products, database_bytes):
+    by_label = {run["label"]: run for run in imports}
+    first = by_label["catalogd: first import, pages of 1000 over HTTP"]
+    etag = by_label["catalogd: unchanged re-import, upstream ETags (304s)"]
+    plain = by_label["catalogd: unchanged re-import, no upstream ETags"]
+    sqlite_utils = by_label["sqlite-utils upsert (same data, JSON array file)"]
+    rows = {row["endpoint"]: row for row in serving}
+    healthz = rows["/healthz"]["catalogd"]["rps"]
+    page = rows["/products?page_size=100"]
+    deep_label = next(label for label in rows if label.startswith("deep cursor page ("))
+    targets = [
+        ("repeated /products?page_size=100 vs /healthz", ratio(page["catalogd"]["rps"], healthz), 0.7),
+        ("repeated /products?page_size=100 vs Datasette", ratio(page["catalogd"]["rps"], page["datasette"]["rps"]), 100),
+        ("first read after a change (no cache) vs Datasette",
+         ratio(page["catalogd_uncached"]["rps"], page["datasette"]["rps"]), 10),
+        ("import over HTTP vs sqlite-utils (speed-up)", ratio(sqlite_utils["seconds"], first["seconds"]), 4),
+        ("unchanged re-import with ETags vs first import (speed-up)", ratio(first["seconds"], etag["seconds"]), 10),
+        ("unchanged re-import without ETags vs first import (speed-up)", ratio(first["seconds"], plain["seconds"]), 1.5),
+        ("rows written by the unchanged re-imports", etag["rows_written"] + plain["rows_written"], None),
+        ("deep page latency / first page latency (no cache, p50)",
+         ratio(rows[deep_label]["catalogd_uncached"]["p50_ms"], page["catalogd_uncached"]["p50_ms"]), None),
+        ("RSS while serving, MiB", memory["catalogd_rss_mib"], None),
+    ]
+    checks = []
+    for name, value, target in targets:
+        if name.startswith("rows written"):
+            met = value == 0
+            target_text = "0"
+        elif name.startswith("deep page"):
+            met, target_text = value <= 2, "≤ 2"
+        elif name.startswith("RSS"):
+            met, target_text = value < 150, "< 150"
+        else:
+            met, target_text = value >= target, f"≥ {target}"
+        checks.append({"target": name, "value": value, "goal": target_text, "met": bool(met)})
+    return checks
+
+
+def print_tables(result):
+    print()
+    print(f"catalogd benchmark, {result['products']:,} products, {result['date']}, {result['machine']}")
+    print()
+    print(f"{'import':<58} {'seconds':>8} {'rows/s':>10} {'written':>8}")
+    for run in result["imports"]:
+        written = run.get("rows_written")
+        print(f"{run['label']:<58} {run['seconds']:8.2f} {run['rows_per_second']:10,.0f} {'' if written is None else written:>8}")
+    print()
+    print(f"{'serving (wrk -t1 -c' + str(result['connections']) + ')':<40} {'catalogd req/s':>15} {'p50/p99 ms':>13} "
+          f"{'CPU ms/req':>10} {'no cache req/s':>15} {'Datasette req/s':>16} {'p50/p99 ms':>13} {'× Datasette':>11}")
+    for row in result["serving"]:
+        cached, uncached, datasette = row["catalogd"], row.get("catalogd_uncached"), row.get("datasette")
+        uncached_rps = f"{uncached['rps']:,.0f}" if uncached else ""
+        datasette_rps = f"{datasette['rps']:,.1f}" if datasette else ""
+        datasette_latency = f"{datasette['p50_ms']:.1f}/{datasette['p99_ms']:.1f}" if datasette else ""
+        times = f"{ratio(cached['rps'], datasette['rps']):,.0f}×" if datasette else ""
+        print(f"{row['endpoint']:<40} {cached['rps']:15,.0f} {cached['p50_ms']:6.2f}/{cached['p99_ms']:<6.2f} "
+              f"{cached['cpu_ms_per_request']:10.3f} {uncached_rps:>15} {datasette_rps:>16} {datasette_latency:>13} {times:>11}")
+    memory = result["memory"]
+    print()
+    print(f"memory: catalogd RSS {memory['catalogd_rss_mib']:.0f} MiB (peak {memory['catalogd_peak_rss_mib']:.0f}), "
+          f"Datasette peak {memory['datasette_peak_rss_mib']:.0f} MiB; store file {result['database_mib']:.0f} MiB")
+    print()
+    print(f"{'target':<62} {'value':>10} {'goal':>8}  met")
+    for check in result["targets"]:
+        print(f"{check['target']:<62} {check['value']:10.2f} {check['goal']:>8}  {'yes' if check['met'] else 'NO'}")
+
+
+def draw(result, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, (serving_axes, import_axes) = plt.subplots(1, 2, figsize=(15, 6), gridspec_kw={"width_ratios": [3, 2]})
+    rows = [row for row in result["serving"] if "datasette" in row or row["endpoint"] == "/healthz"]
+    labels = [row["endpoint"].replace(" (", "\n(") for row in rows]
+    positions = range(len(rows))
+    width = 0.28
+    serving_axes.bar([p - width for p in positions], [row["catalogd"]["rps"] for row in rows], width, label="catalogd")
+    serving_axes.bar(list(positions), [row.get("catalogd_uncached", {}).get("rps", 0) for row in rows], width,
+                     label="catalogd, response cache off")
+    serving_axes.bar([p + width for p in positions], [row.get("datasette", {}).get("rps", 0) for row in rows], width,
+                     label="Datasette")
+    serving_axes.set_yscale("log")
+    serving_axes.set_ylabel("requests per second (log scale)")
+    serving_axes.set_xticks(list(positions), labels, rotation=20, ha="right", fontsize=8)
+    serving_axes.set_title(f"Serving {result['products']:,} products (wrk -t1 -c{result['connections']})")
+    serving_axes.legend(fontsize=8)
+    imports = result["imports"]
+    import_axes.barh([run["label"].replace(" (", "\n(") for run in imports], [run["seconds"] for run in imports],
+                     color=["tab:blue" if run["label"].startswith("catalogd") else "tab:gray" for run in imports])
+    import_axes.invert_yaxis()
+    import_axes.tick_params(axis="y", labelsize=7)
+    import_axes.set_xlabel("seconds (less is better)")
+    import_axes.set_title(f"Importing {result['products']:,} products")
+    figure.suptitle(f"catalogd vs peers — {result['date']}, {result['machine']}", fontsize=10)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--venv", required=True)
+    parser.add_argument("--scale", choices=["100k", "1m"], default="100k")
+    parser.add_argument("--duration", type=int, default=5, help="seconds per wrk run")
+    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--results", default="bench/results.json")
+    parser.add_argument("--chart", default="docs/benchmarks.png")
+    args = parser.parse_args()
+    products = {"100k": 100_000, "1m": 1_000_000}[args.scale]
+    work = tempfile.mkdtemp(prefix="catalogd-bench-")
+    processes = Processes(work)
+    started = time.monotonic()
+    try:
+        print(f"importing {products:,} products (catalogd, sqlite-utils, raw sqlite3)", flush=True)
+        database, imports = measure_imports(args, processes, work, products)
+        for run in imports:
+            print(f"  {run['label']}: {run['seconds']:.2f} s", flush=True)
+        print("serving (wrk)", flush=True)
+        serving, memory = measure_serving(args, processes, database, products, work)
+        database_bytes = os.path.getsize(database)
+        result = {
+            "date": datetime.date.today().isoformat(),
+            "machine": f"{os.cpu_count()} cores, {platform.machine()}, {platform.system()} {platform.release()}",
+            "products": products,
+            "connections": args.connections,
+            "wrk_seconds": args.duration,
+            "imports": imports,
+            "serving": serving,
+            "memory": memory,
+            "database_mib": database_bytes / 2**20,
+            "targets": summarize(imports, serving, memory, products, database_bytes),
+            "elapsed_seconds": time.monotonic() - started,
+        }
+    finally:
+        processes.stop_all()
+        shutil.rmtree(work, ignore_errors=True)
+    print_tables(result)
+    for path in (args.results, args.chart):
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(args.results, "w") as f:
+        json.dump(result, f, indent=2)
+    draw(result, args.chart)
+    print(f"\nwrote {args.results} and {args.chart} in {result['elapsed_seconds']:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
