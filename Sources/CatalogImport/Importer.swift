@@ -125,8 +125,10 @@ public actor Importer {
             }
             defer { if case .stagedProducts(let staging) = listing.records { staging.discard() } }
             try Task.checkCancellation()
+            let read = Self.milliseconds(since: started)
             outcome = try await store.completeImport(report, listing: listing)
-            logger.info("\(outcome.summary) in \(Self.milliseconds(since: started)) ms")
+            let total = Self.milliseconds(since: started)
+            logger.info("\(outcome.summary) in \(total) ms (\(read) ms reading and checking the feed, \(total - read) ms writing)")
         } catch {
             let reason = Task.isCancelled || error is CancellationError ? "cancelled: the service is shutting down" : String(describing: error)
             outcome = failed(report, because: reason)

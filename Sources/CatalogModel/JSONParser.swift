@@ -80,11 +80,14 @@ public struct JSONParser {
     private mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
         guard depth <= maximumDepth else { throw error("nesting deeper than \(maximumDepth) levels") }
         index += 1
-        var members: [String: JSONValue] = [:]
+        // Members are collected first and hashed once into a dictionary of the right size: growing the
+        // dictionary member by member rehashes it several times per object, the parser's largest cost.
+        var members: [(String, JSONValue)] = []
+        members.reserveCapacity(16)
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(members)
+            return .object([:])
         }
         while true {
             skipWhitespace()
@@ -94,14 +97,15 @@ public struct JSONParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
             skipWhitespace()
-            members[key] = try parseValue(depth: depth)
+            members.append((key, try parseValue(depth: depth)))
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input") }
             if bytes[index] == UInt8(ascii: ",") {
                 index += 1
             } else if bytes[index] == UInt8(ascii: "}") {
                 index += 1
-                return .object(members)
+                // A repeated name: the last one wins, as most parsers do.
+                return .object(Dictionary(members, uniquingKeysWith: { _, last in last }))
             } else {
                 throw error("expected ',' or '}'")
             }

@@ -22,7 +22,7 @@ struct ChangeLog {
     }
 
     let db: Database
-    private let insert: DirectStatement
+    private var insert: StatementsBySize
     let author: String
     let at: String
     /// The seq the next change gets; rows are written with it before we know whether they change.
@@ -31,24 +31,36 @@ struct ChangeLog {
 
     init(_ db: Database, author: String) throws {
         self.db = db
-        insert = try DirectStatement(db, sql: "INSERT INTO changes (seq, entity, key, op, author, at) VALUES (?, ?, ?, ?, ?, ?)")
         self.author = author
+        insert = StatementsBySize { rows in
+            "INSERT INTO changes (seq, entity, key, op, author, at) VALUES \(RowUpsert.placeholders(rows: rows, columns: 6))"
+        }
         self.at = Timestamp.now()
         nextSeq = try StoreVersions.lastSeq(db) + 1
     }
 
     /// Records that the row `key` of `entity` was written with `nextSeq`.
     mutating func record(_ entity: Entity, key: String, _ operation: Operation) throws {
-        try insert.execute { row in
-            row.add(nextSeq)
-            row.add(entity.rawValue)
-            row.add(key)
-            row.add(operation.rawValue)
-            row.add(author)
-            row.add(at)
+        try record(entity, keys: [key], operation)
+    }
+
+    /// Records that the rows `keys` of `entity` were written with consecutive seqs from `nextSeq`, in one statement.
+    mutating func record(_ entity: Entity, keys: [String], _ operation: Operation) throws {
+        guard !keys.isEmpty else { return }
+        let first = nextSeq
+        let (author, at) = (author, at)
+        try insert.statement(db, rows: keys.count).execute { row in
+            for (offset, key) in keys.enumerated() {
+                row.add(first + Int64(offset))
+                row.add(entity.rawValue)
+                row.add(key)
+                row.add(operation.rawValue)
+                row.add(author)
+                row.add(at)
+            }
         }
         changedFamilies.insert(entity.family)
-        nextSeq += 1
+        nextSeq += Int64(keys.count)
     }
 
     /// Moves the version of every family this transaction changed to its last seq.

@@ -15,16 +15,27 @@ struct DirectStatement {
 
     /// Binds the values `bind` adds, in parameter order, and runs the statement to completion.
     func execute(_ bind: (inout Bindings) -> Void) throws {
+        _ = try rows(bind) { _ in () }
+    }
+
+    /// Binds the values `bind` adds, runs the statement and reads each row it gives with `read`.
+    func rows<Row>(_ bind: (inout Bindings) -> Void, read: (SQLiteStatement) -> Row) throws -> [Row] {
         let handle = statement.sqliteStatement
+        defer { sqlite3_reset(handle) }
         var bindings = Bindings(handle: handle)
         bind(&bindings)
-        let code = sqlite3_step(handle)
-        guard code == SQLITE_DONE else {
-            let message = String(cString: sqlite3_errmsg(sqlite3_db_handle(handle)))
-            sqlite3_reset(handle)
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: statement.sql)
+        var rows: [Row] = []
+        while true {
+            switch sqlite3_step(handle) {
+            case SQLITE_ROW:
+                rows.append(read(handle))
+            case SQLITE_DONE:
+                return rows
+            case let code:
+                let message = String(cString: sqlite3_errmsg(sqlite3_db_handle(handle)))
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: statement.sql)
+            }
         }
-        sqlite3_reset(handle)
     }
 
     struct Bindings {
@@ -59,5 +70,22 @@ struct DirectStatement {
         }
 
         private static let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+    }
+}
+
+/// Statements whose SQL depends on a number of rows (multi-row `VALUES`), prepared once per size.
+struct StatementsBySize {
+    private let sql: (_ rows: Int) -> String
+    private var prepared: [Int: DirectStatement] = [:]
+
+    init(sql: @escaping (_ rows: Int) -> String) {
+        self.sql = sql
+    }
+
+    mutating func statement(_ db: Database, rows: Int) throws -> DirectStatement {
+        if let statement = prepared[rows] { return statement }
+        let statement = try DirectStatement(db, sql: sql(rows))
+        prepared[rows] = statement
+        return statement
     }
 }
