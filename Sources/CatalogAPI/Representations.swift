@@ -114,16 +114,31 @@ struct Representations {
 
 /// Percent-encoding of keys placed in a URL path or query.
 enum PathComponent {
+    /// Percent-encodes everything but RFC 3986's unreserved characters; a key that needs none (the usual case)
+    /// is returned as it is, since this runs for every row of every page.
     static func encode(_ text: String) -> String {
-        var encoded = ""
+        guard !text.utf8.allSatisfy(isUnreserved) else { return text }
+        var encoded: [UInt8] = []
+        encoded.reserveCapacity(text.utf8.count * 3)
         for byte in text.utf8 {
-            let scalar = Unicode.Scalar(byte)
-            if scalar.isASCII, scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-._~".unicodeScalars.contains(scalar) {
-                encoded.unicodeScalars.append(scalar)
+            if isUnreserved(byte) {
+                encoded.append(byte)
             } else {
-                encoded += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+                encoded.append(UInt8(ascii: "%"))
+                encoded.append(hexDigits[Int(byte >> 4)])
+                encoded.append(hexDigits[Int(byte & 0x0F)])
             }
         }
-        return encoded
+        return String(decoding: encoded, as: UTF8.self)
+    }
+
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
+
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"): true
+        default: false
+        }
     }
 }

@@ -57,14 +57,24 @@ public actor FixtureUpstream {
     private var requests: [FixtureRequest] = []
     private var requestCount = 0
     private var server: Task<Void, any Error>?
+    /// Bodies already rendered, with their ETags, by URL and Host: a conditional request is answered
+    /// without rendering, as a real feed's cache would.
+    private var rendered: [String: (body: [UInt8], etag: String)] = [:]
 
     public init(catalog: FixtureCatalog, faults: FixtureFaults = FixtureFaults()) {
         self.catalog = catalog
         self.faults = faults
     }
 
-    public func setCatalog(_ catalog: FixtureCatalog) { self.catalog = catalog }
-    public func setFaults(_ faults: FixtureFaults) { self.faults = faults }
+    public func setCatalog(_ catalog: FixtureCatalog) {
+        self.catalog = catalog
+        rendered = [:]
+    }
+
+    public func setFaults(_ faults: FixtureFaults) {
+        self.faults = faults
+        rendered = [:]
+    }
     public func requestLog() -> [FixtureRequest] { requests }
     public func resetRequestLog() { requests = [] }
 
@@ -104,11 +114,14 @@ public actor FixtureUpstream {
         let snapshot = catalog
         let lastPage = max(1, (snapshot.films.count + pageSize - 1) / pageSize)
         guard (1...lastPage).contains(page) else {
-            return await answer(request, status: 404, body: Array(#"{"detail":"Not found"}"#.utf8), page: page)
+            let body = Array(#"{"detail":"Not found"}"#.utf8)
+            return await answer(request, status: 404, content: (body, Self.entityTag(body)), page: page)
         }
         let slice = snapshot.films[min((page - 1) * pageSize, snapshot.films.count)..<min(page * pageSize, snapshot.films.count)]
-        let body = FixtureJSON.filmsPage(slice, count: snapshot.films.count, page: page, lastPage: lastPage, base: Self.base(of: request))
-        return await answer(request, status: 200, body: body, page: page)
+        let content = render(request) {
+            FixtureJSON.filmsPage(slice, count: snapshot.films.count, page: page, lastPage: lastPage, base: Self.base(of: request))
+        }
+        return await answer(request, status: 200, content: content, page: page)
     }
 
     @Sendable private func pagedProducts(_ request: Request, context: BasicRequestContext) async throws -> Response {
@@ -116,22 +129,36 @@ public actor FixtureUpstream {
         let skip = max(0, query["skip"].flatMap { Int($0) } ?? 0)
         let requested = max(0, query["limit"].flatMap { Int($0) } ?? Self.defaultProductsLimit)
         let limit = min(requested == 0 ? catalog.products.count : requested, faults.maximumPageSize ?? .max)
-        let body = FixtureJSON.productsPage(catalog, skip: skip, limit: limit, invalid: Set(faults.invalidRecords))
-        return await answer(request, status: 200, body: body, page: limit == 0 ? 1 : skip / max(limit, 1) + 1)
+        let content = render(request) { FixtureJSON.productsPage(catalog, skip: skip, limit: limit, invalid: Set(faults.invalidRecords)) }
+        return await answer(request, status: 200, content: content, page: limit == 0 ? 1 : skip / max(limit, 1) + 1)
     }
 
     @Sendable private func arrayProducts(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        await answer(request, status: 200, body: FixtureJSON.productsArray(catalog, invalid: Set(faults.invalidRecords)), page: 1)
+        await answer(
+            request, status: 200, content: render(request) { FixtureJSON.productsArray(catalog, invalid: Set(faults.invalidRecords)) }, page: 1)
     }
 
     @Sendable private func ndjsonProducts(_ request: Request, context: BasicRequestContext) async throws -> Response {
         await answer(
-            request, status: 200, body: FixtureJSON.productsNDJSON(catalog, invalid: Set(faults.invalidRecords)), page: 1,
-            contentType: "application/x-ndjson")
+            request, status: 200, content: render(request) { FixtureJSON.productsNDJSON(catalog, invalid: Set(faults.invalidRecords)) },
+            page: 1, contentType: "application/x-ndjson")
+    }
+
+    /// The body for this request and its ETag, rendered once.
+    private func render(_ request: Request, body: () -> [UInt8]) -> (body: [UInt8], etag: String) {
+        let key = "\(request.head.authority ?? "")\(request.uri.string)"
+        if let known = rendered[key] { return known }
+        let made = body()
+        let content = (made, Self.entityTag(made))
+        rendered[key] = content
+        return content
     }
 
     /// Applies the faults, the ETag check and the request log to one answer.
-    private func answer(_ request: Request, status: Int, body: [UInt8], page: Int, contentType: String = "application/json") async -> Response {
+    private func answer(
+        _ request: Request, status: Int, content: (body: [UInt8], etag: String), page: Int, contentType: String = "application/json"
+    ) async -> Response {
+        var body = content.body
         requestCount += 1
         let faults = self.faults
         if faults.delayMilliseconds > 0 {
@@ -140,7 +167,6 @@ public actor FixtureUpstream {
         var headers = HTTPFields()
         headers[.contentType] = contentType
         var status = status
-        var body = body
         if requestCount <= faults.rateLimitFirst {
             status = 429
             headers[.retryAfter] = "1"
@@ -149,7 +175,7 @@ public actor FixtureUpstream {
             status = faults.failStatus
             body = Array(#"{"message":"upstream failure"}"#.utf8)
         } else if status == 200, !faults.disableETags {
-            let etag = Self.entityTag(body)
+            let etag = content.etag
             headers[.eTag] = etag
             headers[.lastModified] = "Wed, 01 Jan 2025 00:00:00 GMT"
             if request.headers[.ifNoneMatch] == etag {

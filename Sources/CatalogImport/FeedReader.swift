@@ -17,6 +17,9 @@ public struct FeedReader {
     /// Called after each page with the number of pages and records read so far.
     let progress: @Sendable (_ pages: Int, _ records: Int) -> Void
 
+    /// DummyJSON pages asked for ahead of the one being read: enough to hide the upstream's latency,
+    /// few enough to be polite to a public feed.
+    static let pagesAhead = 4
     /// Products are staged in batches of this many.
     static let stagingBatchSize = 1000
     /// Listings up to this many products (about 50 MB) are kept in memory; longer ones go to a staging file,
@@ -145,32 +148,39 @@ public struct FeedReader {
         var expectedTotal: Int?
         var pageNumber = 0
         var visited: Set<String> = []
-        var prefetch: Prefetch?
-        defer { prefetch?.abandon() }
+        var ahead: [Prefetch] = []
+        defer { ahead.forEach { $0.abandon() } }
         repeat {
             pageNumber += 1
             let current = Self.pagedLocation(start, limit: pageSize, skip: skip)
             try checkPageBudget(pageNumber, location: current, visited: &visited)
             let answer: UpstreamAnswer
-            if let ahead = prefetch, ahead.location == current {
-                prefetch = nil
-                answer = try await ahead.answer()
+            if let next = ahead.first, next.location == current {
+                ahead.removeFirst()
+                answer = try await next.answer()
             } else {
-                prefetch?.abandon()
-                prefetch = nil
+                ahead.forEach { $0.abandon() }
+                ahead.removeAll()
                 answer = try await fetch(current, page: pageNumber, conditional: conditional)
             }
-            // The next page, asked for while this one is parsed: the upstream's latency and the parsing
-            // overlap. A page shorter than asked moves the next skip, and the guess is thrown away.
-            if let expectedTotal, skip + pageSize < expectedTotal {
-                let next = Self.pagedLocation(start, limit: pageSize, skip: skip + pageSize)
-                let (client, deadline, nextPage) = (client, deadline, pageNumber + 1)
-                let previous = conditional ? previousPages[next] : nil
-                prefetch = Prefetch(
-                    location: next,
-                    task: Task {
-                        try await client.fetch(next, page: nextPage, etag: previous?.etag, lastModified: previous?.lastModified, deadline: deadline)
-                    })
+            // The next pages, asked for while this one is parsed: the upstream's latency and the parsing
+            // overlap. The guess is that every page is as long as asked; a shorter page moves the next skip,
+            // and the guesses are thrown away.
+            if let expectedTotal {
+                var nextSkip = skip + pageSize * (ahead.count + 1)
+                while ahead.count < Self.pagesAhead, nextSkip < expectedTotal {
+                    let next = Self.pagedLocation(start, limit: pageSize, skip: nextSkip)
+                    let (client, deadline, nextPage) = (client, deadline, pageNumber + ahead.count + 1)
+                    let previous = conditional ? previousPages[next] : nil
+                    ahead.append(
+                        Prefetch(
+                            location: next,
+                            task: Task {
+                                try await client.fetch(
+                                    next, page: nextPage, etag: previous?.etag, lastModified: previous?.lastModified, deadline: deadline)
+                            }))
+                    nextSkip += pageSize
+                }
             }
             let page: FeedPageState
             switch answer {

@@ -25,9 +25,11 @@ public struct CatalogStore: Sendable {
         configuration.maximumReaderCount = 8
         configuration.prepareDatabase { db in
             // NORMAL is durable across process crashes in WAL mode; only an OS crash may lose the last commit.
-            // A 64 MiB page cache (used only as needed) keeps an import's transaction from spilling pages
-            // to disk one by one before its commit, which otherwise costs more than the upserts themselves.
-            try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY")
+            // The writer gets a 64 MiB page cache (used only as needed): it keeps an import's transaction from
+            // spilling pages to disk one by one before its commit, which otherwise costs more than the upserts
+            // themselves. Readers keep SQLite's default 2 MiB each; the OS caches the file for all of them.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY")
+            if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -65536") }
         }
         database = try DatabasePool(path: path, configuration: configuration)
         self.path = path
@@ -60,11 +62,11 @@ public struct CatalogStore: Sendable {
     public func statistics() async throws -> StoreStatistics {
         try await database.read { db in
             StoreStatistics(
-                films: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM films") ?? 0,
-                products: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM products") ?? 0,
-                categories: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM categories") ?? 0,
-                changes: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM changes") ?? 0,
-                bytes: (try Int.fetchOne(db, sql: "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()")) ?? 0
+                films: try Int.fetchOne(try db.cachedStatement(sql: "SELECT COUNT(*) FROM films")) ?? 0,
+                products: try Int.fetchOne(try db.cachedStatement(sql: "SELECT COUNT(*) FROM products")) ?? 0,
+                categories: try Int.fetchOne(try db.cachedStatement(sql: "SELECT COUNT(*) FROM categories")) ?? 0,
+                changes: try Int.fetchOne(try db.cachedStatement(sql: "SELECT COUNT(*) FROM changes")) ?? 0,
+                bytes: (try Int.fetchOne(try db.cachedStatement(sql: "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()"))) ?? 0
             )
         }
     }
@@ -86,7 +88,7 @@ public struct StoreVersions: Sendable, Equatable {
 
     static func fetch(_ db: Database) throws -> StoreVersions {
         var versions = StoreVersions(films: 0, products: 0, imports: 0, lastSeq: 0)
-        for row in try Row.fetchAll(db, sql: "SELECT name, version FROM versions") {
+        for row in try Row.fetchAll(try db.cachedStatement(sql: "SELECT name, version FROM versions")) {
             let name: String = row[0]
             let version: Int64 = row[1]
             switch name {
@@ -101,7 +103,7 @@ public struct StoreVersions: Sendable, Equatable {
     }
 
     static func lastSeq(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'changes'") ?? 0
+        try Int64.fetchOne(try db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = 'changes'")) ?? 0
     }
 }
 

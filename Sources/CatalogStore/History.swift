@@ -38,7 +38,7 @@ extension CatalogStore {
     public func changes(since: Int64, limit: Int, entity: String? = nil) async throws -> ChangeSlice {
         try await database.read { db in
             let lastSeq = try StoreVersions.lastSeq(db)
-            let oldest = try Int64.fetchOne(db, sql: "SELECT MIN(seq) FROM changes")
+            let oldest = try Int64.fetchOne(try db.cachedStatement(sql: "SELECT MIN(seq) FROM changes"))
             // Every seq up to the horizon is either retained or known to be followed by nothing missing.
             let horizon = (oldest ?? (lastSeq + 1)) - 1
             if since < horizon {
@@ -47,16 +47,19 @@ extension CatalogStore {
             var conditions = Conditions()
             conditions.add("seq > ?", since)
             if let entity { conditions.add("entity = ?", entity) }
-            let rows = try Row.fetchAll(
-                db, sql: "SELECT seq, entity, key, op, author, at FROM changes \(conditions.whereSQL) ORDER BY seq LIMIT ?",
+            let rows = try Row.fetchAll(try db.cachedStatement(sql: "SELECT seq, entity, key, op, author, at FROM changes \(conditions.whereSQL) ORDER BY seq LIMIT ?"),
                 arguments: StatementArguments(conditions.arguments + [limit]))
             let changes = rows.map { Change(seq: $0[0], entity: $0[1], key: $0[2], op: $0[3], author: $0[4], at: $0[5]) }
-            var remaining = Conditions()
-            remaining.add("seq > ?", changes.last?.seq ?? since)
-            if let entity { remaining.add("entity = ?", entity) }
-            let pending =
-                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM changes \(remaining.whereSQL)", arguments: StatementArguments(remaining.arguments))
-                ?? 0
+            let shown = changes.last?.seq ?? since
+            let pending: Int
+            if let entity {
+                pending =
+                    try Int.fetchOne(try db.cachedStatement(sql: "SELECT COUNT(*) FROM changes WHERE seq > ? AND entity = ?"), arguments: [shown, entity]) ?? 0
+            } else {
+                // Seqs are gapless after the horizon (every write transaction takes them in order, pruning only
+                // removes the oldest), so counting the rest of a long history is a subtraction.
+                pending = Int(max(0, lastSeq - shown))
+            }
             return ChangeSlice(changes: changes, lastSeq: lastSeq, pending: pending)
         }
     }

@@ -74,8 +74,7 @@ extension CatalogStore {
     public func feedPages(source: FeedSource) async throws -> [String: FeedPageState] {
         try await database.read { db in
             var pages: [String: FeedPageState] = [:]
-            for row in try Row.fetchAll(
-                db, sql: "SELECT url, etag, last_modified, next_url, total, records FROM feed_pages WHERE source = ?", arguments: [source.rawValue])
+            for row in try Row.fetchAll(try db.cachedStatement(sql: "SELECT url, etag, last_modified, next_url, total, records FROM feed_pages WHERE source = ?"), arguments: [source.rawValue])
             {
                 pages[row[0]] = FeedPageState(url: row[0], etag: row[1], lastModified: row[2], nextURL: row[3], total: row[4], records: row[5])
             }
@@ -128,14 +127,14 @@ extension CatalogStore {
     public func importReports(page request: PageRequest) async throws -> Page<ImportReport> {
         try await database.read { db in
             let (rows, next, previous) = try Self.importListing.page(db, request: request, conditions: Conditions(), decode: Self.decodeReport)
-            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM imports") ?? 0
+            let count = try Int.fetchOne(try db.cachedStatement(sql: "SELECT COUNT(*) FROM imports")) ?? 0
             return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db))
         }
     }
 
     public func importReport(id: Int64) async throws -> (ImportReport?, StoreVersions) {
         try await database.read { db in
-            let row = try Row.fetchOne(db, sql: "SELECT \(Self.importListing.columns) FROM imports WHERE id = ?", arguments: [id])
+            let row = try Row.fetchOne(try db.cachedStatement(sql: "SELECT \(Self.importListing.columns) FROM imports WHERE id = ?"), arguments: [id])
             return (row.map(Self.decodeReport), try StoreVersions.fetch(db))
         }
     }

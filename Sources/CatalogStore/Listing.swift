@@ -211,8 +211,7 @@ extension ListingSpec {
             SELECT \(columns), \(sortExpression), \(keyColumn) FROM \(table) \(pageConditions.whereSQL)
             ORDER BY \(sortExpression) \(direction), \(keyColumn) \(direction) LIMIT ?
             """
-        var fetched = try GRDB.Row.fetchAll(
-            db, sql: sql, arguments: StatementArguments(pageConditions.arguments + [request.pageSize + 1]))
+        var fetched = try GRDB.Row.fetchAll(try db.cachedStatement(sql: sql), arguments: StatementArguments(pageConditions.arguments + [request.pageSize + 1]))
         let hasMoreInQueryDirection = fetched.count > request.pageSize
         if hasMoreInQueryDirection { fetched.removeLast() }
         if !forward { fetched.reverse() }
@@ -227,7 +226,7 @@ extension ListingSpec {
             var probe = conditions
             let greater = (cursor.direction == .next) != descending
             probe.add("(\(sortExpression), \(keyColumn)) \(greater ? ">" : "<") (?, ?)", cursor.sortValue, cursor.key)
-            return try Bool.fetchOne(db, sql: "SELECT 1 FROM \(table) \(probe.whereSQL) LIMIT 1", arguments: StatementArguments(probe.arguments))
+            return try Bool.fetchOne(try db.cachedStatement(sql: "SELECT 1 FROM \(table) \(probe.whereSQL) LIMIT 1"), arguments: StatementArguments(probe.arguments))
                 ?? false
         }
         let nextPosition = position(last, .next)
@@ -269,7 +268,7 @@ extension CatalogStore {
             var (rows, next, previous) = try Self.filmListing.page(db, request: request, conditions: conditions, decode: FilmRow.init(row:))
             try FilmRow.attachLinks(to: &rows, db)
             let count =
-                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM films \(conditions.whereSQL)", arguments: StatementArguments(conditions.arguments))
+                try Int.fetchOne(try db.cachedStatement(sql: "SELECT COUNT(*) FROM films \(conditions.whereSQL)"), arguments: StatementArguments(conditions.arguments))
                 ?? 0
             return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db))
         }
@@ -277,7 +276,7 @@ extension CatalogStore {
 
     public func film(episodeID: Int) async throws -> (FilmRow?, StoreVersions) {
         try await database.read { db in
-            var rows = try Row.fetchAll(db, sql: "SELECT \(FilmRow.columns) FROM films WHERE episode_id = ?", arguments: [episodeID])
+            var rows = try Row.fetchAll(try db.cachedStatement(sql: "SELECT \(FilmRow.columns) FROM films WHERE episode_id = ?"), arguments: [episodeID])
                 .map(FilmRow.init(row:))
             try FilmRow.attachLinks(to: &rows, db)
             return (rows.first, try StoreVersions.fetch(db))
@@ -297,13 +296,12 @@ extension CatalogStore {
             // The derived category counts answer the common cases without scanning products.
             let count: Int
             if filter.isEmpty {
-                count = try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(product_count), 0) FROM categories") ?? 0
+                count = try Int.fetchOne(try db.cachedStatement(sql: "SELECT COALESCE(SUM(product_count), 0) FROM categories")) ?? 0
             } else if let category = filter.category, conditions.clauses.count == 1 {
-                count = try Int.fetchOne(db, sql: "SELECT product_count FROM categories WHERE name = ?", arguments: [category]) ?? 0
+                count = try Int.fetchOne(try db.cachedStatement(sql: "SELECT product_count FROM categories WHERE name = ?"), arguments: [category]) ?? 0
             } else {
                 count =
-                    try Int.fetchOne(
-                        db, sql: "SELECT COUNT(*) FROM products \(conditions.whereSQL)", arguments: StatementArguments(conditions.arguments)) ?? 0
+                    try Int.fetchOne(try db.cachedStatement(sql: "SELECT COUNT(*) FROM products \(conditions.whereSQL)"), arguments: StatementArguments(conditions.arguments)) ?? 0
             }
             return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db))
         }
@@ -311,7 +309,7 @@ extension CatalogStore {
 
     public func product(serialCode: String) async throws -> (ProductRow?, StoreVersions) {
         try await database.read { db in
-            let row = try Row.fetchOne(db, sql: "SELECT \(ProductRow.columns) FROM products WHERE serial_code = ?", arguments: [serialCode])
+            let row = try Row.fetchOne(try db.cachedStatement(sql: "SELECT \(ProductRow.columns) FROM products WHERE serial_code = ?"), arguments: [serialCode])
             return (row.map(ProductRow.init(row:)), try StoreVersions.fetch(db))
         }
     }
@@ -322,15 +320,14 @@ extension CatalogStore {
             conditions.addSearch(filter.search, columns: ["name"])
             let (rows, next, previous) = try Self.categoryListing.page(db, request: request, conditions: conditions, decode: CategoryRow.init(row:))
             let count =
-                try Int.fetchOne(
-                    db, sql: "SELECT COUNT(*) FROM categories \(conditions.whereSQL)", arguments: StatementArguments(conditions.arguments)) ?? 0
+                try Int.fetchOne(try db.cachedStatement(sql: "SELECT COUNT(*) FROM categories \(conditions.whereSQL)"), arguments: StatementArguments(conditions.arguments)) ?? 0
             return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db))
         }
     }
 
     public func category(name: String) async throws -> (CategoryRow?, StoreVersions) {
         try await database.read { db in
-            let row = try Row.fetchOne(db, sql: "SELECT \(CategoryRow.columns) FROM categories WHERE name = ?", arguments: [name])
+            let row = try Row.fetchOne(try db.cachedStatement(sql: "SELECT \(CategoryRow.columns) FROM categories WHERE name = ?"), arguments: [name])
             return (row.map(CategoryRow.init(row:)), try StoreVersions.fetch(db))
         }
     }

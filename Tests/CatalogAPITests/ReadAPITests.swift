@@ -70,6 +70,20 @@ struct ReadAPITests {
         }
     }
 
+    @Test func keysArePercentEncodedInLinksOnlyWhereTheyMustBe() {
+        #expect(PathComponent.encode("SKU-000123_a.b~c") == "SKU-000123_a.b~c")
+        #expect(PathComponent.encode("a b/ü%") == "a%20b%2F%C3%BC%25")
+        #expect(PathComponent.encode("") == "")
+    }
+
+    @Test func requestDurationsAreLoggedInMilliseconds() {
+        let format = RequestLogMiddleware<BasicRequestContext>.milliseconds
+        #expect(format(.microseconds(12)) == "0.01 ms")
+        #expect(format(.microseconds(1_254)) == "1.25 ms")
+        #expect(format(.milliseconds(90)) == "90.00 ms")
+        #expect(format(.seconds(12) + .microseconds(345_678)) == "12345.68 ms")
+    }
+
     @Test func aPublicURLIsUsedForLinksWhenConfigured() async throws {
         var harness = WriteHarness()
         harness.configuration.publicURL = "https://catalog.example.com/"
