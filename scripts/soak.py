@@ -4,6 +4,10 @@ crash: `kill -9` of `catalogd serve` at random moments while it imports a large 
 stream in; after every kill, `catalogd check` passes, the feed's rows are exactly one whole listing
 (the one before or the one being imported, never a mix), and every acknowledged write is present.
 
+upstream faults: a hostile upstream (5xx, 429, refused and reset connections, truncated, mistyped,
+endless, oversized, invalid UTF-8, deeply nested and out-of-range documents, `next` loops and links to
+another host); every import fails with a report naming the cause, and the store stays as it was.
+
 Every wait is bounded; every loop has a fixed count.
 """
 
@@ -13,6 +17,7 @@ import os
 import random
 import signal
 import socket
+import socketserver
 import sqlite3
 import subprocess
 import sys
@@ -151,6 +156,175 @@ def crash_safety(bin_dir, runs, products, seed, work):
     return failures, figures
 
 
+class HostileUpstream(socketserver.ThreadingTCPServer):
+    """Answers each path with one kind of misbehaviour, written byte by byte on a raw socket."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self):
+        super().__init__(("127.0.0.1", 0), HostileHandler)
+        self.port = self.server_address[1]
+
+
+def film_page(next_url):
+    return json.dumps({"count": 2, "next": next_url, "previous": None, "results": []}).encode()
+
+
+class HostileHandler(socketserver.BaseRequestHandler):
+    def handle(self):
+        self.request.settimeout(5)
+        head = b""
+        while b"\r\n\r\n" not in head and len(head) < 65536:
+            chunk = self.request.recv(4096)
+            if not chunk:
+                return
+            head += chunk
+        self.target = head.split(b" ", 2)[1].decode()
+        path = self.target.split("?")[0]
+        base = f"http://127.0.0.1:{self.server.port}"
+        scenario = path.strip("/").split("/")[0]
+        try:
+            getattr(self, "answer_" + scenario.replace("-", "_"))(base)
+        except (BrokenPipeError, ConnectionResetError, socket.timeout, OSError):
+            pass
+
+    def send(self, status, body, content_type="application/json", extra=""):
+        self.request.sendall(f"HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {len(body)}\r\n"
+                             f"Connection: close\r\n{extra}\r\n".encode() + body)
+
+    def answer_status503(self, base):
+        self.send("503 Service Unavailable", b'{"message": "down"}')
+
+    def answer_status429(self, base):
+        self.send("429 Too Many Requests", b'{"message": "slow down"}', extra="Retry-After: 1\r\n")
+
+    def answer_reset(self, base):
+        self.request.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
+                             + b'{"products": [' + b'{"sku": "A", "title": "t"},' * 20)
+        time.sleep(0.2)
+        self.request.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        self.request.close()
+
+    def answer_truncated(self, base):
+        self.send("200 OK", b'{"products": [{"sku": "A", "title": "t", "category": "c", "price": 1}, {"sku": "B", "ti')
+
+    def answer_html(self, base):
+        self.send("200 OK", b"<html><body>Service moved</body></html>", content_type="text/html; charset=utf-8")
+
+    def answer_huge(self, base):
+        self.request.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2147483648\r\n\r\n")
+        self.stream(2147483648, b"[" + b" " * 65535)
+
+    def answer_huge_chunked(self, base):
+        self.request.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+        chunk = b"10000\r\n" + b" " * 65536 + b"\r\n"
+        self.stream(2147483648, chunk)
+
+    def stream(self, total, chunk):
+        sent = 0
+        deadline = time.monotonic() + 120
+        while sent < total and time.monotonic() < deadline:
+            self.request.sendall(chunk)
+            sent += len(chunk)
+
+    def answer_endless(self, base):
+        self.request.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n[")
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            self.request.sendall(b" ")
+            time.sleep(0.2)
+
+    def answer_bad_utf8(self, base):
+        self.send("200 OK", b'{"products": [{"sku": "A", "title": "caf\xc3\x28", "category": "c", "price": 1}], "total": 1}')
+
+    def answer_nested(self, base):
+        self.send("200 OK", b"[" * 100_000 + b"]" * 100_000)
+
+    def answer_huge_total(self, base):
+        self.send("200 OK", b'{"products": [], "total": 1e400, "skip": 0, "limit": 50}')
+
+    def answer_loop(self, base):
+        self.send("200 OK", film_page(f"{base}/loop/" if "page=2" in self.target else f"{base}/loop/?page=2"))
+
+    def answer_elsewhere(self, base):
+        self.send("200 OK", film_page(f"http://localhost:{self.server.port}/elsewhere/?page=2"))
+
+
+def store_snapshot(database):
+    with sqlite3.connect(database) as db:
+        return (list(db.execute("SELECT * FROM products ORDER BY serial_code")), list(db.execute("SELECT * FROM films ORDER BY episode_id")),
+                list(db.execute("SELECT name, version FROM versions WHERE name != 'imports' ORDER BY name")),
+                db.execute("SELECT MAX(seq) FROM changes").fetchone())
+
+
+def upstream_faults(bin_dir, work):
+    catalogd = os.path.join(bin_dir, "catalogd")
+    database = os.path.join(work, "faults.sqlite")
+    port = free_port()
+    fixture = subprocess.Popen([os.path.join(bin_dir, "catalog-fixtures"), "serve", "--port", str(port), "--products", "200"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    hostile = HostileUpstream()
+    threading.Thread(target=hostile.serve_forever, daemon=True).start()
+    hostile_base = f"http://127.0.0.1:{hostile.port}"
+    closed_port = free_port()
+    scenarios = [
+        ("5xx", "products", f"{hostile_base}/status503/products", ["HTTP 503"]),
+        ("429 with Retry-After", "products", f"{hostile_base}/status429/products", ["HTTP 429"]),
+        ("connection refused", "products", f"http://127.0.0.1:{closed_port}/products", ["connection failed"]),
+        ("connection reset mid-body", "products", f"{hostile_base}/reset/products", ["connection failed", "no complete response"]),
+        ("truncated JSON", "products", f"{hostile_base}/truncated/products", ["malformed JSON"]),
+        ("wrong content type", "products", f"{hostile_base}/html/products", ["text/html", "not JSON"]),
+        ("2 GB body (Content-Length)", "products", f"{hostile_base}/huge/products", ["larger than"]),
+        ("2 GB body (chunked)", "products", f"{hostile_base}/huge-chunked/products", ["larger than"]),
+        ("a page that never ends", "products", f"{hostile_base}/endless/products", ["no complete response"]),
+        ("invalid UTF-8", "products", f"{hostile_base}/bad-utf8/products", ["invalid UTF-8"]),
+        ("deeply nested JSON", "products", f"{hostile_base}/nested/products", ["nesting deeper"]),
+        ("numbers out of range", "products", f"{hostile_base}/huge-total/products", ["total"]),
+        ("next link back to an earlier page", "films", f"{hostile_base}/loop/", ["loop"]),
+        ("next link to another host", "films", f"{hostile_base}/elsewhere/", ["leaves the feed's host"]),
+    ]
+    failures = []
+    results = []
+    try:
+        wait_for(f"http://127.0.0.1:{port}/products?limit=1", 60)
+        for source, path in [("products", "/products"), ("films", "/api/films/")]:
+            subprocess.run([catalogd, "import", source, "--database", database, "--from", f"http://127.0.0.1:{port}{path}",
+                            "--log-level", "error"], check=True, timeout=120, capture_output=True)
+        before = store_snapshot(database)
+        for name, source, url, causes in scenarios:
+            started = time.monotonic()
+            completed = subprocess.run(
+                [catalogd, "import", source, "--database", database, "--from", url, "--json", "--log-level", "critical",
+                 "--upstream-timeout", "2s", "--upstream-max-body", "16MiB", "--products-page-size", "50"],
+                capture_output=True, text=True, timeout=120)
+            seconds = time.monotonic() - started
+            try:
+                report = json.loads(completed.stdout)
+            except ValueError:
+                report = {"status": "no report", "error": completed.stdout[-300:] + completed.stderr[-300:]}
+            error = report.get("error") or ""
+            problems = []
+            if completed.returncode != 1 or report.get("status") != "failed":
+                problems.append(f"exit {completed.returncode}, status {report.get('status')}")
+            if not any(cause in error for cause in causes):
+                problems.append(f"the report does not name the cause ({' or '.join(causes)}): {error!r}")
+            if store_snapshot(database) != before:
+                problems.append("the store changed")
+            if problems:
+                failures.append(f"{name}: " + "; ".join(problems))
+            results.append((name, seconds, error))
+    finally:
+        fixture.terminate()
+        fixture.wait(timeout=15)
+        hostile.shutdown()
+    for name, seconds, error in results:
+        print(f"  {name:<36} {seconds:5.1f} s  {error[:110]}")
+    figures = (f"{len(scenarios)} faults, each a failed report naming its cause, store unchanged" if not failures
+               else f"{len(failures)} of {len(scenarios)} faults mishandled")
+    return failures, figures, len(scenarios)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", required=True)
@@ -164,6 +338,11 @@ def main():
         failures, figures = crash_safety(args.bin, sizes["runs"], sizes["products"], args.seed, work)
         rows.append(("crash safety (kill -9 during import and writes)", sizes["runs"], len(failures), figures,
                      time.monotonic() - started))
+        for failure in failures:
+            print("FAIL", failure)
+        started = time.monotonic()
+        failures, figures, runs = upstream_faults(args.bin, work)
+        rows.append(("upstream faults leave the store unchanged", runs, len(failures), figures, time.monotonic() - started))
         for failure in failures:
             print("FAIL", failure)
     print(f"\n{'guarantee':<52} {'runs':>5} {'failures':>9} {'seconds':>8}  figures")

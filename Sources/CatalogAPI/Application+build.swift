@@ -19,6 +19,8 @@ public struct ServiceConfiguration: Sendable {
     public var maximumBodyBytes = 32 * 1024 * 1024
     /// Bytes of encoded responses kept for repeated reads of unchanged data; 0 turns the cache off.
     public var responseCacheBytes = ResponseCache.defaultByteBudget
+    /// Origins whose browsers may call the API (`*`: any); empty turns CORS off.
+    public var corsOrigins: [String] = []
     /// Base of the `url` and `next` links; nil builds them from the request's Host.
     public var publicURL: String?
     public var upstream = UpstreamPolicy()
@@ -60,6 +62,7 @@ public func buildApplication(
 public func buildRouter(_ components: ServiceComponents, configuration: ServiceConfiguration) -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: RequestLogMiddleware(metrics: components.metrics))
+    if !configuration.corsOrigins.isEmpty { router.add(middleware: CrossOriginMiddleware(origins: configuration.corsOrigins)) }
     router.add(middleware: ProblemMiddleware())
     let urls = RequestURLs(publicURL: configuration.publicURL)
     let store = components.store

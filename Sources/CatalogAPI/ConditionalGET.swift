@@ -12,9 +12,14 @@ struct EntityTag {
     let value: String
 
     init(version: Int64, family: String, request: Request, baseURL: String) {
+        // FNV-1a over "family:version:base:uri", fed part by part rather than built as one string per request.
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in "\(family):\(version):\(baseURL):\(request.uri.string)".utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        func mix(_ text: String) {
+            for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        }
+        for (position, part) in [family, String(version), baseURL, request.uri.string].enumerated() {
+            if position > 0 { mix(":") }
+            mix(part)
         }
         value = "\"\(family)-\(version)-\(String(hash, radix: 16))\""
     }

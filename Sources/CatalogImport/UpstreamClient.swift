@@ -101,6 +101,13 @@ public struct UpstreamClient: Sendable {
         self.logger = logger
     }
 
+    /// Whether a Content-Type may hold a JSON or NDJSON feed: any `json` type (`application/json`,
+    /// `application/x-ndjson`, `…+json`), or `text/plain`, which some servers send for JSON files.
+    static func isJSON(_ contentType: String) -> Bool {
+        let type = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        return type.contains("json") || type == "text/plain"
+    }
+
     /// Fetches one page, retrying transient failures; `deadline` bounds the whole run.
     public func fetch(
         _ location: String, page: Int, etag: String?, lastModified: String?, deadline: ContinuousClock.Instant
@@ -193,6 +200,10 @@ public struct UpstreamClient: Sendable {
         let header = { (name: String) in response.value(forHTTPHeaderField: name) }
         switch response.statusCode {
         case 200..<300:
+            if let contentType = header("Content-Type"), !Self.isJSON(contentType) {
+                UpstreamBody(content: result.body).discard()
+                return .permanent("the upstream sent \(contentType), not JSON")
+            }
             return .answer(
                 .body(
                     UpstreamBody(
@@ -283,6 +294,18 @@ enum BoundedDownload {
             task?.cancel()
         }
 
+        /// A body announced larger than the limit is refused before any of it is read.
+        func urlSession(
+            _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+            completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+        ) {
+            guard response.expectedContentLength > Int64(limit) else { return completionHandler(.allow) }
+            lock.withLock { failure = failure ?? TooLarge(limit: limit) }
+            completionHandler(.cancel)
+            // Cancelling the task alone lets the transfer run on to its announced end; ending the session closes the connection.
+            session.invalidateAndCancel()
+        }
+
         func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
             let stop = lock.withLock {
                 received += data.count
@@ -304,7 +327,7 @@ enum BoundedDownload {
                 }
                 return false
             }
-            if stop { dataTask.cancel() }
+            if stop { session.invalidateAndCancel() }
         }
 
         /// Moves the body received so far into a temporary file; called with the lock held.

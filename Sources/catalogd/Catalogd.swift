@@ -61,6 +61,7 @@ extension Catalogd {
         static let configuration = CommandConfiguration(abstract: "Serve the catalogue over HTTP and keep it in sync (the default command).")
 
         @OptionGroup var common: CommonOptions
+        @OptionGroup var upstream: UpstreamOptions
         @Option(help: "Address to listen on (CATALOG_HOST; default 127.0.0.1).") var host: String?
         @Option(help: "Port to listen on (CATALOG_PORT; default 8080).") var port: String?
         @Option(help: "SWAPI-shaped films feed; empty disables it (CATALOG_FILMS_URL; default the public Star Wars API).") var filmsURL: String?
@@ -75,6 +76,8 @@ extension Catalogd {
         @Option(help: "Largest request body, e.g. 32MiB (CATALOG_MAX_BODY; default 32MiB).") var maxBody: String?
         @Option(help: "Memory for encoded responses of unchanged data, e.g. 64MiB, or off (CATALOG_RESPONSE_CACHE; default 64MiB).")
         var responseCache: String?
+        @Option(help: "Origins browsers may call the API from, comma-separated, or * (CATALOG_CORS_ORIGINS; default none: CORS off).")
+        var corsOrigins: String?
         @Option(help: "Base URL for links in responses (CATALOG_PUBLIC_URL; default: from the request's Host).") var publicURL: String?
 
         func run() async throws {
@@ -105,6 +108,9 @@ extension Catalogd {
             configuration.maximumBodyBytes = try source("--max-body", "CATALOG_MAX_BODY", maxBody).byteSize(default: configuration.maximumBodyBytes)
             configuration.responseCacheBytes = try source("--response-cache", "CATALOG_RESPONSE_CACHE", responseCache).byteSize(
                 default: configuration.responseCacheBytes, allowOff: true)
+            configuration.upstream = try upstream.policy(common)
+            configuration.corsOrigins = source("--cors-origins", "CATALOG_CORS_ORIGINS", corsOrigins).string(default: "")
+                .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             configuration.publicURL = try source("--public-url", "CATALOG_PUBLIC_URL", publicURL).url(default: nil)
             let tokenFile = source("--api-token-file", "CATALOG_API_TOKEN_FILE", apiTokenFile)
             if let token = source("--api-token", "CATALOG_API_TOKEN", apiToken).value, !token.isEmpty {
@@ -121,11 +127,31 @@ extension Catalogd {
         }
     }
 
+}
+
+/// How the importer treats the upstream; shared by `serve` and `import`.
+struct UpstreamOptions: ParsableArguments {
+    @Option(help: "Longest wait for one upstream response, e.g. 30s (CATALOG_UPSTREAM_TIMEOUT; default 30s).") var upstreamTimeout: String?
+    @Option(help: "Largest upstream response, e.g. 256MiB (CATALOG_UPSTREAM_MAX_BODY; default 256MiB).") var upstreamMaxBody: String?
+
+    func policy(_ common: CommonOptions) throws -> UpstreamPolicy {
+        var policy = UpstreamPolicy()
+        policy.requestTimeout =
+            try common.source("--upstream-timeout", "CATALOG_UPSTREAM_TIMEOUT", upstreamTimeout).duration(
+                default: policy.requestTimeout, allowOff: false) ?? policy.requestTimeout
+        policy.maximumResponseBytes = try common.source("--upstream-max-body", "CATALOG_UPSTREAM_MAX_BODY", upstreamMaxBody).byteSize(
+            default: policy.maximumResponseBytes)
+        return policy
+    }
+}
+
+extension Catalogd {
     /// One import run from the command line.
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Import one feed once, print the report, exit 0 on success and 1 on failure.")
 
         @OptionGroup var common: CommonOptions
+        @OptionGroup var upstream: UpstreamOptions
         @Argument(help: "films or products") var source: String
         @Option(help: "Feed URL or file path (default CATALOG_FILMS_URL / CATALOG_PRODUCTS_URL, else the public feed).") var from: String?
         @Option(help: "Products per DummyJSON page (CATALOG_PRODUCTS_PAGE_SIZE; default 100).") var productsPageSize: String?
@@ -143,7 +169,7 @@ extension Catalogd {
             locations.productPageSize = try common.source("--products-page-size", "CATALOG_PRODUCTS_PAGE_SIZE", productsPageSize).integer(
                 default: locations.productPageSize, in: 1...10_000)
             let store = try CatalogStore(path: common.databasePath)
-            let importer = Importer(store: store, locations: locations, client: UpstreamClient(logger: logger), logger: logger)
+            let importer = Importer(store: store, locations: locations, client: UpstreamClient(policy: try upstream.policy(common), logger: logger), logger: logger)
             let showsProgress = isatty(STDERR_FILENO) == 1 && !json
             let report = try await importer.run(feed, from: from) { pages, records in
                 if showsProgress { FileHandle.standardError.write(Data("\r\(pages) pages, \(records) records read".utf8)) }

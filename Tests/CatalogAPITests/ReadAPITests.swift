@@ -95,6 +95,29 @@ struct ReadAPITests {
         }
     }
 
+    @Test func crossOriginAccessIsOffByDefaultAndGivenOnlyToConfiguredOrigins() async throws {
+        let fromApp: HTTPFields = [.origin: "https://app.example"]
+        try await WriteHarness().run { client, _ in
+            let response = try await client.execute(uri: "/films", method: .get, headers: fromApp)
+            #expect(response.status == .ok)
+            #expect(response.headers[.accessControlAllowOrigin] == nil)
+        }
+        var harness = WriteHarness()
+        harness.configuration.corsOrigins = ["https://app.example"]
+        try await harness.run { client, _ in
+            let allowed = try await client.execute(uri: "/films", method: .get, headers: fromApp)
+            #expect(allowed.headers[.accessControlAllowOrigin] == "https://app.example")
+            #expect(allowed.headers[.accessControlExposeHeaders]?.contains("ETag") == true)
+            let preflight = try await client.execute(
+                uri: "/products/X", method: .options,
+                headers: [.origin: "https://app.example", .accessControlRequestMethod: "PUT"])
+            #expect(preflight.status == .noContent || preflight.status == .ok)
+            #expect(preflight.headers[.accessControlAllowMethods]?.contains("PUT") == true)
+            let other = try await client.execute(uri: "/films", method: .get, headers: [.origin: "https://elsewhere.example"])
+            #expect(other.headers[.accessControlAllowOrigin] == nil)
+        }
+    }
+
     @Test func pricesAreServedExactlyAsWritten() async throws {
         try await WriteHarness().run { client, components in
             try await seedCatalogue(components.store)

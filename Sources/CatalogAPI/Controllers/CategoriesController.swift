@@ -18,10 +18,10 @@ struct CategoriesController<Context: RequestContext> {
     }
 
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
-        let query = QueryReader(request)
-        let filter = CategoryFilter(search: query.string("search"))
-        let pageRequest = try query.pageRequest()
-        return try await reads.list(request, fetch: { try await store.categories(filter, page: pageRequest) }, render: { $0.category })
+        try await reads.list(request, fetch: {
+            let query = QueryReader(request)
+            return try await store.categories(CategoryFilter(search: query.string("search")), page: try query.pageRequest())
+        }, render: { $0.category })
     }
 
     @Sendable func get(_ request: Request, context: Context) async throws -> Response {

@@ -24,10 +24,11 @@ struct FilmsController<Context: RequestContext> {
     }
 
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
-        let query = QueryReader(request)
-        let filter = FilmFilter(director: query.string("director"), search: query.string("search"))
-        let pageRequest = try query.pageRequest()
-        return try await reads.list(request, fetch: { try await store.films(filter, page: pageRequest) }, render: { $0.film })
+        try await reads.list(request, fetch: {
+            let query = QueryReader(request)
+            let filter = FilmFilter(director: query.string("director"), search: query.string("search"))
+            return try await store.films(filter, page: try query.pageRequest())
+        }, render: { $0.film })
     }
 
     @Sendable func get(_ request: Request, context: Context) async throws -> Response {
