@@ -19,6 +19,8 @@ public struct ServiceConfiguration: Sendable {
     public var maximumBodyBytes = 32 * 1024 * 1024
     /// Bytes of encoded responses kept for repeated reads of unchanged data; 0 turns the cache off.
     public var responseCacheBytes = ResponseCache.defaultByteBudget
+    /// A connection with no request in progress (idle, or still sending a request head) is closed after this long.
+    public var idleTimeout: Duration = .seconds(30)
     /// Origins whose browsers may call the API (`*`: any); empty turns CORS off.
     public var corsOrigins: [String] = []
     /// Base of the `url` and `next` links; nil builds them from the request's Host.
@@ -48,6 +50,8 @@ public func buildApplication(
     let router = buildRouter(components, configuration: configuration)
     var application = Application(
         router: router,
+        // Closes connections that stay idle, or that never finish sending a request head (slowloris), after the timeout.
+        server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(configuration.idleTimeout / .nanoseconds(1))))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "catalogd"),
         logger: logger)
     application.addServices(

@@ -24,17 +24,26 @@ struct EntityTag {
         value = "\"\(family)-\(version)-\(String(hash, radix: 16))\""
     }
 
-    /// Whether `If-None-Match` names this tag; weak comparison, lists and `*` as RFC 9110 says.
-    func matches(_ request: Request) -> Bool {
+    enum Match {
+        case none
+        /// `If-None-Match` names this tag: the client has these bytes.
+        case exact
+        /// `If-None-Match: *`: any current representation matches, once the request is known to have one.
+        case any
+    }
+
+    /// How `If-None-Match` relates to this tag; weak comparison and lists as RFC 9110 says.
+    func match(_ request: Request) -> Match {
+        var sawAny = false
         for header in request.headers[values: .ifNoneMatch] {
             for candidate in header.split(separator: ",") {
                 var tag = candidate.trimmingCharacters(in: .whitespaces)
-                if tag == "*" { return true }
+                if tag == "*" { sawAny = true }
                 if tag.hasPrefix("W/") { tag.removeFirst(2) }
-                if tag == value { return true }
+                if tag == value { return .exact }
             }
         }
-        return false
+        return sawAny ? .any : .none
     }
 }
 
@@ -54,16 +63,21 @@ enum JSONResponder {
     ) async throws -> Response {
         let currentVersions = try store.currentVersions()
         let current = EntityTag(version: currentVersions[keyPath: version], family: family, request: request, baseURL: baseURL)
-        if current.matches(request) {
-            return Response(status: .notModified, headers: [.eTag: current.value, .catalogSeq: String(currentVersions.lastSeq)])
+        let match = current.match(request)
+        let notModified = { (tag: EntityTag, seq: Int64) in
+            Response(status: .notModified, headers: [.eTag: tag.value, .catalogSeq: String(seq)])
         }
+        if match == .exact { return notModified(current, currentVersions.lastSeq) }
         if let body = cache?.body(for: current.value) {
+            if match == .any { return notModified(current, currentVersions.lastSeq) }
             return json(body, tag: current, headers: [.catalogSeq: String(currentVersions.lastSeq)])
         }
+        // Rendering also validates the request: `*` answers 304 only for a request that has a representation.
         let (bytes, versions) = try await render()
         let rendered = EntityTag(version: versions[keyPath: version], family: family, request: request, baseURL: baseURL)
         let body = ByteBuffer(bytes: bytes)
         cache?.store(body, for: rendered.value)
+        if match == .any { return notModified(rendered, versions.lastSeq) }
         return json(body, tag: rendered, headers: [.catalogSeq: String(versions.lastSeq)])
     }
 

@@ -650,8 +650,7 @@ paths:
           headers:
             X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
-            application/yaml:
-              schema: {type: string}
+            application/yaml: {}
         '500': {$ref: '#/components/responses/InternalError'}
 components:
   securitySchemes:
@@ -667,8 +666,8 @@ components:
       in: query
       description: |
         Case-insensitive substring match (films: title, director, producer; products: name,
-        description, brand; categories: name).
-      schema: {type: string}
+        description, brand; categories: name). More than 200 bytes is a 400 naming `search`.
+      schema: {type: string, maxLength: 200}
     PageSize:
       name: page_size
       in: query

@@ -1,4 +1,5 @@
 import CatalogModel
+import Foundation
 import CatalogStore
 import Hummingbird
 
@@ -44,6 +45,27 @@ struct QueryReader {
         } catch {
             throw Problem.badParameter(name, "\(name): \(error.reason)")
         }
+    }
+
+    /// Longest `search` text: SQLite refuses LIKE patterns over 50,000 bytes, and no one searches for a page of text.
+    static let maximumSearchLength = 200
+
+    /// The `search` text, at most `maximumSearchLength` bytes.
+    func search() throws(Problem) -> String? {
+        guard let text = string("search") else { return nil }
+        guard text.utf8.count <= Self.maximumSearchLength else {
+            throw Problem.badParameter("search", "search must be at most \(Self.maximumSearchLength) bytes, got \(text.utf8.count)")
+        }
+        return text
+    }
+
+    /// A path parameter, percent-decoded: `/products/A%20B` names the product `A B`.
+    static func pathParameter<Context: RequestContext>(_ name: String, _ context: Context) throws(Problem) -> String {
+        let raw = context.parameters.get(name) ?? ""
+        guard let decoded = raw.removingPercentEncoding else {
+            throw Problem.badParameter(name, "\(name) is not valid percent-encoded UTF-8: '\(raw)'")
+        }
+        return decoded
     }
 
     /// `ordering`, `page_size` and `cursor`.

@@ -38,7 +38,7 @@ public struct Product: Sendable, Equatable {
         guard serialCode.utf8.count <= Self.maximumKeyLength else {
             throw RecordError("serial_code is longer than \(Self.maximumKeyLength) bytes")
         }
-        guard !serialCode.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 < 0x20 }) else {
+        guard !serialCode.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 < 0x20 || $0 == 0x7F }) else {
             throw RecordError("serial_code must not contain '/' or control characters")
         }
         let stock = try fields.integer("stock") ?? 0

@@ -76,6 +76,8 @@ extension Catalogd {
         @Option(help: "Largest request body, e.g. 32MiB (CATALOG_MAX_BODY; default 32MiB).") var maxBody: String?
         @Option(help: "Memory for encoded responses of unchanged data, e.g. 64MiB, or off (CATALOG_RESPONSE_CACHE; default 64MiB).")
         var responseCache: String?
+        @Option(help: "Seconds a connection may sit idle or take to send a request head, e.g. 30s (CATALOG_IDLE_TIMEOUT; default 30s).")
+        var idleTimeout: String?
         @Option(help: "Origins browsers may call the API from, comma-separated, or * (CATALOG_CORS_ORIGINS; default none: CORS off).")
         var corsOrigins: String?
         @Option(help: "Base URL for links in responses (CATALOG_PUBLIC_URL; default: from the request's Host).") var publicURL: String?
@@ -109,6 +111,9 @@ extension Catalogd {
             configuration.responseCacheBytes = try source("--response-cache", "CATALOG_RESPONSE_CACHE", responseCache).byteSize(
                 default: configuration.responseCacheBytes, allowOff: true)
             configuration.upstream = try upstream.policy(common)
+            configuration.idleTimeout =
+                try source("--idle-timeout", "CATALOG_IDLE_TIMEOUT", idleTimeout).duration(default: configuration.idleTimeout, allowOff: false)
+                ?? configuration.idleTimeout
             configuration.corsOrigins = source("--cors-origins", "CATALOG_CORS_ORIGINS", corsOrigins).string(default: "")
                 .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             configuration.publicURL = try source("--public-url", "CATALOG_PUBLIC_URL", publicURL).url(default: nil)

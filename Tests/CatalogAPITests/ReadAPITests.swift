@@ -118,6 +118,31 @@ struct ReadAPITests {
         }
     }
 
+    @Test func aSearchLongerThanTheLimitIs400NamingIt() async throws {
+        try await WriteHarness().run { client, components in
+            try await seedCatalogue(components.store)
+            let longest = String(repeating: "%25", count: QueryReader.maximumSearchLength)
+            #expect(try await get(client, "/products?search=\(longest)").status == .ok)
+            for path in ["/products", "/films", "/categories"] {
+                let refused = try await get(client, "\(path)?search=\(longest)x")
+                #expect(refused.status == .badRequest)
+                #expect(string(try json(refused)["parameter"]) == "search")
+            }
+        }
+    }
+
+    @Test func ifNoneMatchStarNeverHidesABadParameter() async throws {
+        try await WriteHarness().run { client, components in
+            try await seedCatalogue(components.store)
+            let any: HTTPFields = [.ifNoneMatch: "*"]
+            for path in ["/products?ordering=bogus", "/categories?cursor=garbage", "/imports?ordering=bogus"] {
+                #expect(try await get(client, path, headers: any).status == .badRequest, "\(path)")
+            }
+            #expect(try await get(client, "/products?page_size=3", headers: any).status == .notModified)
+            #expect(try await get(client, "/products/P404", headers: any).status == .notFound)
+        }
+    }
+
     @Test func pricesAreServedExactlyAsWritten() async throws {
         try await WriteHarness().run { client, components in
             try await seedCatalogue(components.store)

@@ -88,6 +88,26 @@ struct WriteTests {
         }
     }
 
+    @Test func keysInThePathArePercentDecodedAndCheckedLikeAnyOther() async throws {
+        try await WriteHarness().run { client, _ in
+            let body = ByteBuffer(string: #"{"name": "Desk", "category": "Home Office é", "price": 5}"#)
+            let created = try await client.execute(uri: "/products/DESK%20%C3%A9", method: .put, headers: authorized, body: body)
+            #expect(created.status == .created)
+            let location = try #require(created.headers[.location])
+            #expect(location.hasSuffix("/products/DESK%20%C3%A9/"))
+            let product = try json(try await get(client, pathAndQuery(location)))
+            #expect(string(product["serial_code"]) == "DESK é")
+            let category = try await get(client, "/categories/Home%20Office%20%C3%A9")
+            #expect(category.status == .ok)
+            for bad in ["a%2Fb", "a%00b", "a%7Fb", "..%2F..%2Fetc%2Fpasswd"] {
+                let refused = try await client.execute(uri: "/products/\(bad)", method: .put, headers: authorized, body: body)
+                #expect(refused.status == .unprocessableContent, "\(bad)")
+            }
+            let malformed = try await client.execute(uri: "/products/a%ZZ", method: .put, headers: authorized, body: body)
+            #expect(malformed.status == .badRequest)
+        }
+    }
+
     @Test func aFilmIsPutWithItsLinksAndDeleted() async throws {
         try await WriteHarness().run { client, components in
             let body = #"{"title": "The Force Awakens", "release_date": "2015-12-18", "characters": ["a", "b"], "planets": ["p"]}"#

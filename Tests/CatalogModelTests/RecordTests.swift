@@ -95,6 +95,8 @@ struct RecordTests {
         (#"{"sku": "A", "title": "n", "category": "c", "price": true}"#, "price must be a number, got boolean"),
         (#"{"sku": "A", "title": "n", "category": "c", "price": 1, "stock": -2}"#, "stock must not be negative, got -2"),
         (#"{"sku": "a/b", "title": "n", "category": "c", "price": 1}"#, "serial_code must not contain '/' or control characters"),
+        (#"{"sku": "a\u007fb", "title": "n", "category": "c", "price": 1}"#, "serial_code must not contain '/' or control characters"),
+        (#"{"sku": "a\nb", "title": "n", "category": "c", "price": 1}"#, "serial_code must not contain '/' or control characters"),
         (#"{"sku": "", "title": "n", "category": "c", "price": 1}"#, "sku must not be empty"),
     ])
     func aBadProductIsRejectedNamingTheField(text: String, reason: String) throws {

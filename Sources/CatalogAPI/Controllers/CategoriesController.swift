@@ -20,12 +20,12 @@ struct CategoriesController<Context: RequestContext> {
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
         try await reads.list(request, fetch: {
             let query = QueryReader(request)
-            return try await store.categories(CategoryFilter(search: query.string("search")), page: try query.pageRequest())
+            return try await store.categories(CategoryFilter(search: try query.search()), page: try query.pageRequest())
         }, render: { $0.category })
     }
 
     @Sendable func get(_ request: Request, context: Context) async throws -> Response {
-        let name = context.parameters.get("name") ?? ""
+        let name = try QueryReader.pathParameter("name", context)
         return try await reads.item(
             request, notFound: "no category named '\(name)'", fetch: { try await store.category(name: name) }, render: { $0.category })
     }

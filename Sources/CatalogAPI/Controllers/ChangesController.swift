@@ -35,6 +35,8 @@ struct ChangesController<Context: RequestContext> {
             throw Problem.badParameter("entity", "entity must be film or product, got '\(entity)'")
         }
         let feed = query.string("feed")
+        // Checked whatever the feed, so that a bad value is never silently ignored.
+        let timeout = try query.integer("timeout", in: 0...Self.maximumLongPollTimeout)
         let wantsStream = feed == "eventsource" || (feed == nil && request.headers[.accept]?.contains("text/event-stream") == true)
         let lastEventID = request.headers[.lastEventID]
         let since = try Self.changeToken(query.string("since") ?? (wantsStream ? lastEventID : nil))
@@ -43,8 +45,7 @@ struct ChangesController<Context: RequestContext> {
             if wantsStream { return try await stream(since: since, entity: entity) }
             return try await page(since: since, limit: limit, entity: entity, wait: nil)
         case "longpoll":
-            let timeout = try query.integer("timeout", in: 0...Self.maximumLongPollTimeout) ?? Self.defaultLongPollTimeout
-            return try await page(since: since, limit: limit, entity: entity, wait: .milliseconds(timeout))
+            return try await page(since: since, limit: limit, entity: entity, wait: .milliseconds(timeout ?? Self.defaultLongPollTimeout))
         default:
             throw Problem.badParameter("feed", "feed must be normal, longpoll or eventsource, got '\(feed ?? "")'")
         }

@@ -26,7 +26,7 @@ struct FilmsController<Context: RequestContext> {
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
         try await reads.list(request, fetch: {
             let query = QueryReader(request)
-            let filter = FilmFilter(director: query.string("director"), search: query.string("search"))
+            let filter = FilmFilter(director: query.string("director"), search: try query.search())
             return try await store.films(filter, page: try query.pageRequest())
         }, render: { $0.film })
     }

@@ -30,13 +30,13 @@ struct ProductsController<Context: RequestContext> {
             let query = QueryReader(request)
             let filter = ProductFilter(
                 category: query.string("category"), brand: query.string("brand"), minimumPrice: try query.price("min_price"),
-                maximumPrice: try query.price("max_price"), inStock: try query.bool("in_stock"), search: query.string("search"))
+                maximumPrice: try query.price("max_price"), inStock: try query.bool("in_stock"), search: try query.search())
             return try await store.products(filter, page: try query.pageRequest())
         }, render: { $0.product })
     }
 
     @Sendable func get(_ request: Request, context: Context) async throws -> Response {
-        let serialCode = context.parameters.get("serial_code") ?? ""
+        let serialCode = try QueryReader.pathParameter("serial_code", context)
         return try await reads.item(
             request, notFound: "no product with serial_code '\(serialCode)'", fetch: { try await store.product(serialCode: serialCode) },
             render: { $0.product })
@@ -45,7 +45,7 @@ struct ProductsController<Context: RequestContext> {
     /// Creates or replaces one product; its source stays the feed's if it came from one.
     @Sendable func upsert(_ request: Request, context: Context) async throws -> Response {
         try writes.token.authorize(request)
-        let serialCode = context.parameters.get("serial_code") ?? ""
+        let serialCode = try QueryReader.pathParameter("serial_code", context)
         let json = try await writes.objectBody(request, keyField: "serial_code", pathKey: .string(serialCode))
         let product: Product
         do {
@@ -64,7 +64,7 @@ struct ProductsController<Context: RequestContext> {
 
     @Sendable func delete(_ request: Request, context: Context) async throws -> Response {
         try writes.token.authorize(request)
-        let serialCode = context.parameters.get("serial_code") ?? ""
+        let serialCode = try QueryReader.pathParameter("serial_code", context)
         guard try await store.deleteProduct(serialCode: serialCode, author: WriteSupport.author) else {
             throw Problem.notFound("no product with serial_code '\(serialCode)'")
         }

@@ -22,7 +22,7 @@ struct RootController<Context: RequestContext> {
             writer.objectEnd()
         }
         let tag = EntityTag(version: 0, family: "root", request: request, baseURL: base)
-        if tag.matches(request) { return Response(status: .notModified, headers: [.eTag: tag.value]) }
+        if tag.match(request) != .none { return Response(status: .notModified, headers: [.eTag: tag.value]) }
         return JSONResponder.json(bytes, tag: tag)
     }
 }
