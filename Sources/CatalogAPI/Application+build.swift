@@ -68,6 +68,7 @@ public func buildRouter(_ components: ServiceComponents, configuration: ServiceC
     router.add(middleware: RequestLogMiddleware(metrics: components.metrics))
     if !configuration.corsOrigins.isEmpty { router.add(middleware: CrossOriginMiddleware(origins: configuration.corsOrigins)) }
     router.add(middleware: ProblemMiddleware())
+    router.add(middleware: MethodNotAllowedMiddleware())
     let urls = RequestURLs(publicURL: configuration.publicURL)
     let store = components.store
     let token = BearerToken(configuration.apiToken)

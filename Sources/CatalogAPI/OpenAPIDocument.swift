@@ -28,10 +28,11 @@ info:
     - **Errors** are `application/problem+json` (RFC 9457) with `type`, `title`, `status` and `detail`,
       and `Cache-Control: no-store`. `type` is `https://catalogd.dev/problems/` followed by one of:
       `invalid-parameter` (400, with `parameter`), `malformed-body` (400), `unauthorized` (401),
-      `writes-disabled` (403), `not-found` (404), `import-running` (409, with `import_id`),
+      `writes-disabled` (403), `not-found` (404), `method-not-allowed` (405, with an `Allow` header),
+      `import-running` (409, with `import_id`),
       `source-not-configured` (409), `history-gone` (410, with `last_seq`), `body-too-large` (413),
       `invalid-record` (422), `not-ready` (503), `shutting-down` (503), `internal` (500).
-      An unknown path, or a method a path does not support, is a `404 not-found` problem.
+      An unknown path is a `404 not-found` problem; a method a path does not take is `405 method-not-allowed`.
     - **Writes** need `Authorization: Bearer <token>` (the token of `--api-token`,
       `CATALOG_API_TOKEN` or `--api-token-file`); with no token configured every write is refused
       with 403.

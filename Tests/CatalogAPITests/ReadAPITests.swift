@@ -143,6 +143,20 @@ struct ReadAPITests {
         }
     }
 
+    @Test func aKnownPathAskedWithAnotherMethodIs405WithAllow() async throws {
+        try await WriteHarness().run { client, _ in
+            let trace = try await client.execute(uri: "/films", method: .init("TRACE")!, headers: [:])
+            #expect(trace.status == .methodNotAllowed)
+            #expect(trace.headers[.allow] == "GET, HEAD")
+            #expect(trace.headers[.contentType] == "application/problem+json")
+            let patch = try await client.execute(uri: "/products/P1/", method: .patch, headers: authorized)
+            #expect(patch.status == .methodNotAllowed)
+            #expect(patch.headers[.allow] == "GET, HEAD, PUT, DELETE")
+            #expect(try await client.execute(uri: "/nowhere", method: .patch, headers: [:]).status == .notFound)
+            #expect(try await client.execute(uri: "/films/1/extra", method: .get, headers: [:]).status == .notFound)
+        }
+    }
+
     @Test func pricesAreServedExactlyAsWritten() async throws {
         try await WriteHarness().run { client, components in
             try await seedCatalogue(components.store)
