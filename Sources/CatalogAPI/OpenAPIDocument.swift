@@ -267,7 +267,7 @@ paths:
                   required: [products, total]
                   properties:
                     products: {type: array, items: {$ref: '#/components/schemas/ProductInput'}}
-                    total: {type: integer, minimum: 0}
+                    total: {type: integer, minimum: 0, maximum: 9007199254740991}
                     skip: {type: integer}
                     limit: {type: integer}
           application/x-ndjson:
@@ -456,7 +456,7 @@ paths:
           schema: {type: string, enum: [normal, longpoll, eventsource], default: normal}
         - name: timeout
           in: query
-          description: Long-poll wait in milliseconds (with `feed=longpoll`).
+          description: Long-poll wait in milliseconds (with `feed=longpoll`; checked whatever the feed).
           schema: {type: integer, minimum: 0, maximum: 120000, default: 30000}
         - name: Last-Event-ID
           in: header
@@ -785,7 +785,7 @@ components:
         character_count, planet_count, starship_count, vehicle_count, species_count, created, edited, url, source_url, source]
       properties:
         episode_id: {type: integer}
-        title: {type: string}
+        title: {type: string, minLength: 1}
         opening_crawl: {type: string}
         director: {type: string}
         producer: {type: string}
@@ -810,7 +810,7 @@ components:
       required: [title, release_date]
       properties:
         episode_id: {type: integer, description: Must match the path when given.}
-        title: {type: string}
+        title: {type: string, minLength: 1}
         opening_crawl: {type: string}
         director: {type: string}
         producer: {type: string}
@@ -848,21 +848,30 @@ components:
         - required: [name]
         - required: [title]
       properties:
-        serial_code: {type: string, maxLength: 200, description: 'Must match the path when given (PUT); no `/` or control characters.'}
-        sku: {type: string}
-        name: {type: string}
-        title: {type: string}
-        description: {type: string}
-        category: {type: string}
+        serial_code:
+          type: string
+          minLength: 1
+          maxLength: 200
+          pattern: '^[^/\x00-\x1f\x7f]+$'
+          description: 'Must match the path when given (PUT); no `/` or control characters.'
+        sku: {type: string, minLength: 1, maxLength: 200, pattern: '^[^/\x00-\x1f\x7f]+$'}
+        name: {type: string, minLength: 1}
+        title: {type: string, minLength: 1}
+        description: {type: [string, 'null']}
+        category: {type: string, minLength: 1}
         brand: {type: [string, 'null']}
-        price: {type: [number, string], description: A non-negative plain decimal with up to 6 decimal places.}
-        stock: {type: integer, minimum: 0, default: 0}
-        updated_at: {type: string}
+        price:
+          oneOf:
+            - {type: number, minimum: 0, maximum: 999999999999, multipleOf: 0.01}
+            - {type: string, pattern: '^[0-9]{1,12}(\.[0-9]{1,6})?$'}
+          description: A non-negative plain decimal with up to 6 decimal places (no exponent, no sign).
+        stock: {type: integer, minimum: 0, maximum: 9223372036854775807, default: 0}
+        updated_at: {type: [string, 'null']}
         meta:
           type: object
           properties:
-            updatedAt: {type: string}
-        url: {type: string, description: The product upstream; stored as source_url.}
+            updatedAt: {type: [string, 'null']}
+        url: {type: [string, 'null'], description: The product upstream; stored as source_url.}
     Category:
       type: object
       required: [name, product_count, url, products]

@@ -5,7 +5,8 @@ import Hummingbird
 
 /// Reads and validates query parameters; a bad value is a 400 problem that names the parameter.
 struct QueryReader {
-    /// The first value of each parameter; an empty value counts as absent.
+    /// The first value of each parameter. An empty text value counts as absent; an empty number, price or
+    /// boolean is a 400, as the API description says.
     let parameters: [String: String]
 
     init(_ request: Request) {
@@ -22,7 +23,7 @@ struct QueryReader {
     }
 
     func integer(_ name: String, in range: ClosedRange<Int>) throws(Problem) -> Int? {
-        guard let text = string(name) else { return nil }
+        guard let text = parameters[name] else { return nil }
         guard let value = Int(text), range.contains(value) else {
             throw Problem.badParameter(name, "\(name) must be an integer from \(range.lowerBound) to \(range.upperBound), got '\(text)'")
         }
@@ -30,7 +31,7 @@ struct QueryReader {
     }
 
     func bool(_ name: String) throws(Problem) -> Bool? {
-        guard let text = string(name) else { return nil }
+        guard let text = parameters[name] else { return nil }
         switch text.lowercased() {
         case "true", "1", "yes": return true
         case "false", "0", "no": return false
@@ -39,7 +40,7 @@ struct QueryReader {
     }
 
     func price(_ name: String) throws(Problem) -> Price? {
-        guard let text = string(name) else { return nil }
+        guard let text = parameters[name] else { return nil }
         do {
             return try Price(parsing: text)
         } catch {

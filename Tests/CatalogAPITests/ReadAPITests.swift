@@ -131,6 +131,21 @@ struct ReadAPITests {
         }
     }
 
+    @Test func anEmptyNumberOrBooleanIs400WhileAnEmptyTextIsAbsent() async throws {
+        try await WriteHarness().run { client, components in
+            try await seedCatalogue(components.store)
+            for (path, parameter) in [
+                ("/products?page_size=", "page_size"), ("/products?min_price=", "min_price"), ("/products?in_stock=", "in_stock"),
+                ("/changes?limit=", "limit"),
+            ] {
+                let refused = try await get(client, path)
+                #expect(refused.status == .badRequest, "\(path)")
+                #expect(string(try json(refused)["parameter"]) == parameter)
+            }
+            #expect(try await get(client, "/products?category=&search=").status == .ok)
+        }
+    }
+
     @Test func ifNoneMatchStarNeverHidesABadParameter() async throws {
         try await WriteHarness().run { client, components in
             try await seedCatalogue(components.store)
