@@ -8,6 +8,11 @@ upstream faults: a hostile upstream (5xx, 429, refused and reset connections, tr
 endless, oversized, invalid UTF-8, deeply nested and out-of-range documents, `next` loops and links to
 another host); every import fails with a report naming the cause, and the store stays as it was.
 
+load with writes: wrk reads every endpoint at high concurrency while imports run every 2 s, API batches
+move feed rows (so each import has rows to put back) and a checker compares every category page's
+derived count with the rows it lists: 0 errors, 0 5xx, no half-applied write ever seen, p99 and RSS
+(after warm-up and at the end) reported.
+
 Every wait is bounded; every loop has a fixed count.
 """
 
@@ -15,6 +20,7 @@ import argparse
 import json
 import os
 import random
+import re
 import signal
 import socket
 import socketserver
@@ -325,13 +331,142 @@ def upstream_faults(bin_dir, work):
     return failures, figures, len(scenarios)
 
 
+WRK_SCRIPT = """
+paths = {"/films", "/products?page_size=100", "/products?category=category-3&page_size=50", "/categories",
+         "/changes?since=0&limit=100", "/imports", "/products/SKU-000010", "/healthz", "/products?ordering=-price&page_size=20"}
+counter = 0
+request = function()
+    counter = counter + 1
+    return wrk.format("GET", paths[(counter % #paths) + 1])
+end
+"""
+
+
+def load_with_writes(bin_dir, seconds, products, work):
+    categories = max(2, products // 500)  # about 500 products each: a category page lists them all
+    upstream_port, port = free_port(), free_port()
+    fixture = subprocess.Popen([os.path.join(bin_dir, "catalog-fixtures"), "serve", "--port", str(upstream_port), "--products",
+                                str(products), "--categories", str(categories)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    log = open(os.path.join(work, "load-catalogd.log"), "w")
+    server = subprocess.Popen(
+        [os.path.join(bin_dir, "catalogd"), "serve", "--port", str(port), "--database", os.path.join(work, "load.sqlite"),
+         "--films-url", f"http://127.0.0.1:{upstream_port}/api/films/", "--products-url", f"http://127.0.0.1:{upstream_port}/products",
+         "--products-page-size", "1000", "--import-interval", "2s", "--api-token", TOKEN, "--log-level", "warning"],
+        stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    failures = []
+    stop = threading.Event()
+    checked = {"pages": 0, "mismatches": [], "writes": 0, "write_errors": []}
+
+    def check_pages():
+        rng = random.Random(7)
+        while not stop.is_set():
+            category = f"category-{rng.randrange(categories)}"
+            try:
+                page = get_json(f"{base}/products?category={category}&page_size=1000")
+            except urllib.error.HTTPError as error:
+                checked["mismatches"].append(f"{category}: HTTP {error.code}")
+                continue
+            except OSError:
+                continue
+            checked["pages"] += 1
+            if page["count"] != len(page["results"]) or any(row["category"] != category for row in page["results"]):
+                checked["mismatches"].append(f"{category}: count {page['count']}, {len(page['results'])} rows")
+
+    def write_batches():
+        rng = random.Random(11)
+        for number in range(100_000):
+            if stop.is_set():
+                return
+            # Moves 200 feed products to another category; the next import moves them back.
+            start = rng.randrange(max(1, products - 200))
+            batch = [{"serial_code": f"SKU-{index:06d}", "name": f"Moved {number}", "category": f"category-{rng.randrange(categories)}",
+                      "price": "9.99"} for index in range(start, start + 200)]
+            request = urllib.request.Request(f"{base}/products", data=json.dumps(batch).encode(), method="POST",
+                                             headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"})
+            try:
+                with urllib.request.urlopen(request, timeout=30) as response:
+                    checked["writes"] += 1
+            except (OSError, urllib.error.HTTPError) as error:
+                checked["write_errors"].append(str(error))
+            stop.wait(0.3)
+
+    try:
+        wait_for(base + "/readyz", 60)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            reports = get_json(base + "/imports?page_size=10")["results"]
+            if sum(1 for report in reports if report["status"] == "succeeded") >= 2:
+                break
+            time.sleep(0.2)
+        script = os.path.join(work, "load.lua")
+        with open(script, "w") as f:
+            f.write(WRK_SCRIPT)
+        threads = [threading.Thread(target=check_pages, daemon=True), threading.Thread(target=write_batches, daemon=True)]
+        for thread in threads:
+            thread.start()
+        wrk = subprocess.Popen(["wrk", "-t2", "-c64", f"-d{seconds}s", "--timeout", "10s", "--latency", "-s", script, base],
+                               stdout=subprocess.PIPE, text=True)
+        time.sleep(seconds / 4)
+        rss_warm = memory_kib(server.pid, "VmRSS") / 1024
+        output, _ = wrk.communicate(timeout=seconds + 60)
+        rss_end = memory_kib(server.pid, "VmRSS") / 1024
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=30)
+        imports = get_json(base + "/imports?page_size=1000")
+        failed_imports = [report for report in imports["results"] if report["status"] == "failed"]
+        requests = int(re.search(r"(\d+) requests in", output).group(1))
+        socket_errors = sum(int(n) for n in re.findall(r"(?:connect|read|write|timeout) (\d+)", output))
+        non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+        p99 = re.search(r"^\s+99%\s+(\S+)$", output, re.M).group(1)
+        rps = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
+        if socket_errors:
+            failures.append(f"{socket_errors} socket errors")
+        if non_2xx:
+            failures.append(f"{non_2xx.group(1)} non-2xx responses")
+        if checked["mismatches"]:
+            failures.append(f"{len(checked['mismatches'])} pages whose count disagreed with their rows, e.g. {checked['mismatches'][:3]}")
+        if checked["write_errors"]:
+            failures.append(f"{len(checked['write_errors'])} failed API writes, e.g. {checked['write_errors'][:2]}")
+        if failed_imports:
+            failures.append(f"{len(failed_imports)} failed imports, e.g. {failed_imports[0]['error']}")
+        if checked["pages"] == 0 or checked["writes"] == 0 or imports["count"] < 3:
+            failures.append(f"too little happened: {checked['pages']} pages checked, {checked['writes']} writes, {imports['count']} imports")
+        if rss_end > rss_warm + 50:
+            failures.append(f"RSS grew from {rss_warm:.0f} MiB to {rss_end:.0f} MiB")
+        figures = (f"{requests:,} reads ({rps:,.0f}/s, p99 {p99}), {checked['writes']} API batches, {imports['count']} imports, "
+                   f"{checked['pages']} pages checked; RSS {rss_warm:.0f} -> {rss_end:.0f} MiB")
+    finally:
+        stop.set()
+        server.terminate()
+        fixture.terminate()
+        server.wait(timeout=30)
+        fixture.wait(timeout=15)
+    return failures, figures
+
+
+def memory_kib(pid, field):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def get_json(url):
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return json.load(response)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", required=True)
     parser.add_argument("--size", choices=["ci", "full"], default="full")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    sizes = {"ci": {"runs": 4, "products": 20_000}, "full": {"runs": 20, "products": 100_000}}[args.size]
+    sizes = {"ci": {"runs": 4, "products": 20_000, "load_seconds": 15, "load_products": 5_000},
+             "full": {"runs": 20, "products": 100_000, "load_seconds": 60, "load_products": 50_000}}[args.size]
     rows = []
     with tempfile.TemporaryDirectory(prefix="catalogd-soak-") as work:
         started = time.monotonic()
@@ -343,6 +478,11 @@ def main():
         started = time.monotonic()
         failures, figures, runs = upstream_faults(args.bin, work)
         rows.append(("upstream faults leave the store unchanged", runs, len(failures), figures, time.monotonic() - started))
+        for failure in failures:
+            print("FAIL", failure)
+        started = time.monotonic()
+        failures, figures = load_with_writes(args.bin, sizes["load_seconds"], sizes["load_products"], work)
+        rows.append((f"load with writes ({sizes['load_seconds']} s)", 1, len(failures), figures, time.monotonic() - started))
         for failure in failures:
             print("FAIL", failure)
     print(f"\n{'guarantee':<52} {'runs':>5} {'failures':>9} {'seconds':>8}  figures")

@@ -76,7 +76,7 @@ enum JSONResponder {
         let (bytes, versions) = try await render()
         let rendered = EntityTag(version: versions[keyPath: version], family: family, request: request, baseURL: baseURL)
         let body = ByteBuffer(bytes: bytes)
-        cache?.store(body, for: rendered.value)
+        cache?.store(body, for: rendered.value, family: family, version: versions[keyPath: version])
         if match == .any { return notModified(rendered, versions.lastSeq) }
         return json(body, tag: rendered, headers: [.catalogSeq: String(versions.lastSeq)])
     }

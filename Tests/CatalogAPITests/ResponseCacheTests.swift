@@ -12,16 +12,32 @@ import Testing
 struct ResponseCacheTests {
     @Test func theOldestEntriesGoFirstOnceTheBudgetIsReached() {
         let cache = ResponseCache(byteBudget: 100)
-        cache.store(ByteBuffer(repeating: 1, count: 20), for: "a")
-        cache.store(ByteBuffer(repeating: 2, count: 20), for: "b")
-        cache.store(ByteBuffer(repeating: 3, count: 20), for: "c")
+        cache.store(ByteBuffer(repeating: 1, count: 20), for: "a", family: "f", version: 1)
+        cache.store(ByteBuffer(repeating: 2, count: 20), for: "b", family: "f", version: 1)
+        cache.store(ByteBuffer(repeating: 3, count: 20), for: "c", family: "f", version: 1)
         #expect(cache.body(for: "a")?.readableBytes == 20)
-        for index in 0..<5 { cache.store(ByteBuffer(repeating: 4, count: 20), for: "d\(index)") }
+        for index in 0..<5 { cache.store(ByteBuffer(repeating: 4, count: 20), for: "d\(index)", family: "f", version: 1) }
         #expect(cache.body(for: "a") == nil)
         #expect(cache.body(for: "b") == nil)
         #expect(cache.body(for: "d4")?.readableBytes == 20)
-        cache.store(ByteBuffer(repeating: 5, count: 60), for: "too big for a quarter of the budget")
+        cache.store(ByteBuffer(repeating: 5, count: 60), for: "too big for a quarter of the budget", family: "f", version: 1)
         #expect(cache.body(for: "too big for a quarter of the budget") == nil)
+    }
+
+    @Test func aNewerVersionDropsTheOlderEntriesOfItsFamilyAtOnce() {
+        let cache = ResponseCache(byteBudget: 1000)
+        cache.store(ByteBuffer(repeating: 1, count: 10), for: "products-1-a", family: "products", version: 1)
+        cache.store(ByteBuffer(repeating: 1, count: 10), for: "products-1-b", family: "products", version: 1)
+        cache.store(ByteBuffer(repeating: 1, count: 10), for: "films-3-a", family: "films", version: 3)
+        cache.store(ByteBuffer(repeating: 2, count: 10), for: "products-2-a", family: "products", version: 2)
+        #expect(cache.body(for: "products-1-a") == nil)
+        #expect(cache.body(for: "products-1-b") == nil)
+        #expect(cache.body(for: "films-3-a")?.readableBytes == 10)
+        #expect(cache.body(for: "products-2-a")?.readableBytes == 10)
+        // A slow render of an older version, arriving after a newer one, is not kept.
+        cache.store(ByteBuffer(repeating: 1, count: 10), for: "products-1-c", family: "products", version: 1)
+        #expect(cache.body(for: "products-1-c") == nil)
+        #expect(cache.body(for: "products-2-a")?.readableBytes == 10)
     }
 
     @Test func aCachedPageIsNeverServedAfterTheDataChanged() async throws {
