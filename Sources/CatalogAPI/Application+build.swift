@@ -19,7 +19,8 @@ public struct ServiceConfiguration: Sendable {
     public var maximumBodyBytes = 32 * 1024 * 1024
     /// Bytes of encoded responses kept for repeated reads of unchanged data; 0 turns the cache off.
     public var responseCacheBytes = ResponseCache.defaultByteBudget
-    /// A connection with no request in progress (idle, or still sending a request head) is closed after this long.
+    /// A connection with no request in progress (idle, or still sending a request head) is closed after this long;
+    /// a request body still arriving after this long is answered 408 and its connection closed.
     public var idleTimeout: Duration = .seconds(30)
     /// Origins whose browsers may call the API (`*`: any); empty turns CORS off.
     public var corsOrigins: [String] = []
@@ -72,7 +73,9 @@ public func buildRouter(_ components: ServiceComponents, configuration: ServiceC
     let urls = RequestURLs(publicURL: configuration.publicURL)
     let store = components.store
     let token = BearerToken(configuration.apiToken)
-    let writes = WriteSupport(token: token, maximumBodyBytes: configuration.maximumBodyBytes, notifier: components.notifier, store: store)
+    let writes = WriteSupport(
+        token: token, maximumBodyBytes: configuration.maximumBodyBytes, bodyTimeout: configuration.idleTimeout, notifier: components.notifier,
+        store: store)
     // Encoded pages of unchanged data, shared by every resource; its keys carry the store version.
     let cache = ResponseCache(byteBudget: configuration.responseCacheBytes)
     RootController(urls: urls).addRoutes(to: router)
@@ -80,7 +83,8 @@ public func buildRouter(_ components: ServiceComponents, configuration: ServiceC
     ProductsController(store: store, urls: urls, writes: writes, cache: cache).addRoutes(to: router.group("products"))
     CategoriesController(store: store, urls: urls, cache: cache).addRoutes(to: router.group("categories"))
     ChangesController(store: store, notifier: components.notifier).addRoutes(to: router.group("changes"))
-    ImportsController(store: store, importer: components.importer, token: token, urls: urls, cache: cache).addRoutes(to: router.group("imports"))
+    ImportsController(store: store, importer: components.importer, token: token, urls: urls, cache: cache, bodyTimeout: configuration.idleTimeout)
+        .addRoutes(to: router.group("imports"))
     OperationsController(store: store, metrics: components.metrics).addRoutes(to: router)
     return router
 }

@@ -31,6 +31,7 @@ info:
       `writes-disabled` (403), `not-found` (404), `method-not-allowed` (405, with an `Allow` header),
       `import-running` (409, with `import_id`),
       `source-not-configured` (409), `history-gone` (410, with `last_seq`), `body-too-large` (413),
+      `body-timeout` (408, the body was still arriving after `--idle-timeout`; the connection is closed),
       `invalid-record` (422), `not-ready` (503), `shutting-down` (503), `internal` (500).
       An unknown path is a `404 not-found` problem; a method a path does not take is `405 method-not-allowed`.
     - **Writes** need `Authorization: Bearer <token>` (the token of `--api-token`,
@@ -268,8 +269,8 @@ paths:
                   properties:
                     products: {type: array, items: {$ref: '#/components/schemas/ProductInput'}}
                     total: {type: integer, minimum: 0, maximum: 9007199254740991}
-                    skip: {type: integer}
-                    limit: {type: integer}
+                    skip: {description: Ignored; the batch is the products given.}
+                    limit: {description: Ignored; the batch is the products given.}
           application/x-ndjson:
             schema:
               type: string
@@ -470,8 +471,7 @@ paths:
           content:
             application/json:
               schema: {$ref: '#/components/schemas/ChangePage'}
-            text/event-stream:
-              schema: {type: string}
+            text/event-stream: {}
         '400': {$ref: '#/components/responses/BadRequest'}
         '410':
           description: The token is older than the retained history; re-list and resume from `last_seq`.

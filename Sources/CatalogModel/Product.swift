@@ -43,10 +43,12 @@ public struct Product: Sendable, Equatable {
         }
         let stock = try fields.integer("stock") ?? 0
         guard stock >= 0 else { throw RecordError("stock must not be negative, got \(stock)") }
-        var updatedAt = try fields.optionalString("updated_at")
-        if updatedAt == nil, let meta = json["meta"], case .object = meta {
-            updatedAt = try FieldReader(meta, entity: "meta").optionalString("updatedAt")
+        // meta.updatedAt is checked even when updated_at wins, so that a malformed record is never half read.
+        var metaUpdatedAt: String?
+        if let meta = json["meta"], case .object = meta {
+            metaUpdatedAt = try FieldReader(meta, entity: "meta").optionalString("updatedAt")
         }
+        let updatedAt = try fields.optionalString("updated_at") ?? metaUpdatedAt
         self.init(
             serialCode: serialCode,
             name: try fields.requiredString("name", "title"),
