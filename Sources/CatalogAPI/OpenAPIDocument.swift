@@ -268,7 +268,7 @@ paths:
                   required: [products, total]
                   properties:
                     products: {type: array, items: {$ref: '#/components/schemas/ProductInput'}}
-                    total: {type: integer, minimum: 0, maximum: 9007199254740991}
+                    total: {type: integer, minimum: 0, maximum: 9223372036854775807}
                     skip: {description: Ignored; the batch is the products given.}
                     limit: {description: Ignored; the batch is the products given.}
           application/x-ndjson:
@@ -807,9 +807,9 @@ components:
         source: {type: string, enum: [films, api]}
     FilmInput:
       type: object
+      description: The episode is the one in the path; an `episode_id` in the body must match it (else 400).
       required: [title, release_date]
       properties:
-        episode_id: {type: integer, description: Must match the path when given.}
         title: {type: string, minLength: 1}
         opening_crawl: {type: string}
         director: {type: string}
