@@ -464,6 +464,7 @@ def main():
     parser.add_argument("--bin", required=True)
     parser.add_argument("--size", choices=["ci", "full"], default="full")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--hostile", action="store_true", help="also run scripts/hostile (schemathesis and hostile clients)")
     args = parser.parse_args()
     sizes = {"ci": {"runs": 4, "products": 20_000, "load_seconds": 15, "load_products": 5_000},
              "full": {"runs": 20, "products": 100_000, "load_seconds": 60, "load_products": 50_000}}[args.size]
@@ -485,6 +486,16 @@ def main():
         rows.append((f"load with writes ({sizes['load_seconds']} s)", 1, len(failures), figures, time.monotonic() - started))
         for failure in failures:
             print("FAIL", failure)
+        if args.hostile:
+            started = time.monotonic()
+            hostile = subprocess.run([os.path.join(os.path.dirname(os.path.abspath(__file__)), "hostile"), "--bin", args.bin,
+                                      "--seed", str(args.seed)], capture_output=True, text=True, timeout=3600)
+            print(hostile.stdout[-6000:])
+            total = re.search(r"(\d+) checks, (\d+) FAIL", hostile.stdout)
+            checks, failed = (int(total.group(1)), int(total.group(2))) if total else (0, 1)
+            failing = [line.split("  ")[0].strip() for line in hostile.stdout.splitlines() if "  FAIL  " in line]
+            rows.append(("hostile clients (schemathesis and hand-written)", checks, failed,
+                         "failing: " + "; ".join(failing) if failing else f"{checks} checks passed", time.monotonic() - started))
     print(f"\n{'guarantee':<52} {'runs':>5} {'failures':>9} {'seconds':>8}  figures")
     for name, runs, failed, figures, seconds in rows:
         print(f"{name:<52} {runs:>5} {failed:>9} {seconds:8.0f}  {figures}")

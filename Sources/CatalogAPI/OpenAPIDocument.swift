@@ -822,7 +822,7 @@ components:
         species: {type: array, items: {type: string}}
         created: {type: string}
         edited: {type: string}
-        url: {type: string, description: The film upstream; stored as source_url.}
+        url: {type: [string, 'null'], description: The film upstream; stored as source_url.}
     Product:
       type: object
       required: [serial_code, name, description, category, brand, price, stock, updated_at, url, source_url, source]

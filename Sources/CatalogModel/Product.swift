@@ -45,8 +45,10 @@ public struct Product: Sendable, Equatable {
         guard stock >= 0 else { throw RecordError("stock must not be negative, got \(stock)") }
         // meta.updatedAt is checked even when updated_at wins, so that a malformed record is never half read.
         var metaUpdatedAt: String?
-        if let meta = json["meta"], case .object = meta {
-            metaUpdatedAt = try FieldReader(meta, entity: "meta").optionalString("updatedAt")
+        switch json["meta"] {
+        case nil, .null: break
+        case .object(let members): metaUpdatedAt = try FieldReader(.object(members), entity: "meta").optionalString("updatedAt")
+        case .some(let other): throw RecordError("meta must be an object, got \(other.typeName)")
         }
         let updatedAt = try fields.optionalString("updated_at") ?? metaUpdatedAt
         self.init(
