@@ -357,10 +357,12 @@ def draw(result, path):
     serving_axes.bar([p + width for p in positions], [row.get("datasette", {}).get("rps", 0) for row in rows], width,
                      label="Datasette")
     serving_axes.set_yscale("log")
+    # Room above the tallest bar for the legend.
+    serving_axes.set_ylim(top=4 * max(row["catalogd"]["rps"] for row in rows))
     serving_axes.set_ylabel("requests per second (log scale)")
     serving_axes.set_xticks(list(positions), labels, rotation=20, ha="right", fontsize=8)
     serving_axes.set_title(f"Serving {result['products']:,} products (wrk -t1 -c{result['connections']})")
-    serving_axes.legend(fontsize=8)
+    serving_axes.legend(fontsize=8, loc="upper right", ncol=3)
     imports = result["imports"]
     import_axes.barh([run["label"].replace(" (", "\n(") for run in imports], [run["seconds"] for run in imports],
                      color=["tab:blue" if run["label"].startswith("catalogd") else "tab:gray" for run in imports])
