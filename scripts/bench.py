@@ -9,14 +9,12 @@ Loopback only; every wait is bounded.
 """
 
 import argparse
-import base64
 import datetime
 import json
 import os
 import platform
 import re
 import shutil
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -24,32 +22,16 @@ import tempfile
 import time
 import urllib.request
 
+from loopback import free_port, get_json, memory_kib, wait_for
+
 PAGE_SIZE = 1000
 CATEGORY = "category-3"
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
-def wait_for(url, seconds=120):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(url, timeout=2) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            pass
-        time.sleep(0.1)
-    raise SystemExit(f"no answer from {url} within {seconds} s")
 
 
-def get_json(url):
-    with urllib.request.urlopen(url, timeout=60) as response:
-        return json.load(response)
 
 
 class Processes:
@@ -86,12 +68,6 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def memory_kib(pid, field):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    return 0
 
 
 def wrk_duration(text):
@@ -227,11 +203,11 @@ def measure_serving(args, processes, database, products, work):
         ("/healthz", "/healthz", None),
         ("/films", "/films", "/catalog/films.json?_nofacet=1"),
         ("/products?page_size=100", "/products?page_size=100", "/catalog/products.json?_size=100&_nofacet=1"),
-        (f"/products?category=…&page_size=100", f"/products?category={CATEGORY}&page_size=100",
+        ("/products?category=…&page_size=100", f"/products?category={CATEGORY}&page_size=100",
          f"/catalog/products.json?category={CATEGORY}&_size=100&_nofacet=1"),
         ("/products/{serial_code}", f"/products/{serial}", f"/catalog/products/{serial}.json"),
         (f"deep cursor page ({depth:,} rows in)", deep_path, f"/catalog/products.json?_size=100&_nofacet=1&_next=SKU-{depth - 1:06d}"),
-        (f"deep cursor page, ordering=-price", deep_price_path, None),
+        ("deep cursor page, ordering=-price", deep_price_path, None),
         ("/changes?since=…&limit=100", f"/changes?since={since}&limit=100",
          f"/catalog/changes.json?seq__gt={since}&_sort=seq&_size=100&_nofacet=1"),
     ]

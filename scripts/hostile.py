@@ -24,7 +24,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.parse
 
@@ -475,7 +474,7 @@ def query_params(port):
         cases.append((f"GET {path}?&&&==&", "GET", f"{path}?&&&==&", None, None, {200, 400}, None))
         cases.append((f"GET {path}?a=%", "GET", f"{path}?a=%", None, None, {200, 400}, None))
         cases.append((f"GET {path}?search=%G0", "GET", f"{path}?search=%G0", None, None, {200, 400}, None))
-    misses = batch("SQL metacharacters / NUL / bad UTF-8 in every query parameter -> 200 or 400 problem+json", cases, port)
+    batch("SQL metacharacters / NUL / bad UTF-8 in every query parameter -> 200 or 400 problem+json", cases, port)
     # Raw (not percent-encoded) bytes in the request line.
     cases = []
     for path in QUERY_PARAMS:

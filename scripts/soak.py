@@ -33,26 +33,13 @@ import time
 import urllib.error
 import urllib.request
 
+from loopback import free_port, get_json, memory_kib, wait_for
+
 TOKEN = "soak-token"
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
-def wait_for(url, seconds):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(url, timeout=2) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            pass
-        time.sleep(0.05)
-    raise RuntimeError(f"no answer from {url} within {seconds} s")
 
 
 def listing(bin_dir, products, changed, work):
@@ -385,7 +372,7 @@ def load_with_writes(bin_dir, seconds, products, work):
             request = urllib.request.Request(f"{base}/products", data=json.dumps(batch).encode(), method="POST",
                                              headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"})
             try:
-                with urllib.request.urlopen(request, timeout=30) as response:
+                with urllib.request.urlopen(request, timeout=30):
                     checked["writes"] += 1
             except (OSError, urllib.error.HTTPError) as error:
                 checked["write_errors"].append(str(error))
@@ -444,19 +431,6 @@ def load_with_writes(bin_dir, seconds, products, work):
         server.wait(timeout=30)
         fixture.wait(timeout=15)
     return failures, figures
-
-
-def memory_kib(pid, field):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    return 0
-
-
-def get_json(url):
-    with urllib.request.urlopen(url, timeout=30) as response:
-        return json.load(response)
 
 
 def main():

@@ -2,6 +2,7 @@ import CatalogImport
 import CatalogModel
 import CatalogStore
 import Hummingbird
+import NIOCore
 import Logging
 import ServiceLifecycle
 
@@ -49,10 +50,13 @@ public func buildApplication(
         store: store, locations: configuration.feeds, client: UpstreamClient(policy: configuration.upstream, logger: logger), logger: logger)
     let components = ServiceComponents(store: store, importer: importer, metrics: RequestMetrics(), notifier: ChangeNotifier())
     let router = buildRouter(components, configuration: configuration)
+    let idleTimeout = TimeAmount.nanoseconds(Int64(configuration.idleTimeout / .nanoseconds(1)))
     var application = Application(
         router: router,
-        // Closes connections that stay idle, or that never finish sending a request head (slowloris), after the timeout.
-        server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(configuration.idleTimeout / .nanoseconds(1))))),
+        // Closes connections that stay idle, never finish sending a request head (slowloris) or trickle a body.
+        server: .http1(
+            configuration: .init(
+                additionalChannelHandlers: [RequestBodyDeadline(timeout: idleTimeout)], idleTimeout: idleTimeout)),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "catalogd"),
         logger: logger)
     application.addServices(

@@ -8,7 +8,7 @@ import Synchronization
 /// versions are dropped as soon as a newer version is stored, so memory follows the live data rather than
 /// the write rate; beyond that the cache holds at most `byteBudget` bytes and drops the oldest entries first.
 final class ResponseCache: Sendable {
-    static let defaultByteBudget = 64 * 1024 * 1024
+    static let defaultByteBudget = 32 * 1024 * 1024
 
     private struct Entry {
         let tag: String

@@ -66,10 +66,19 @@ extension CatalogStore {
 
     /// Deletes history recorded before `cutoff` (an ISO 8601 UTC timestamp); returns how many changes went.
     /// The newest change is always kept, so the sequence never restarts.
+    ///
+    /// Changes are recorded in seq order with the time of their transaction, so the old ones are a prefix
+    /// of the history: the first change at or after the cutoff is found from the oldest end, and everything
+    /// before it goes. The cost follows what is pruned, not the length of the history (a scan of a million
+    /// changes every hour would also fill the writer's page cache for nothing).
     public func pruneHistory(before cutoff: String) async throws -> Int {
         try await database.write { db in
             try db.execute(
-                sql: "DELETE FROM changes WHERE at < ? AND seq < (SELECT MAX(seq) FROM changes)", arguments: [cutoff])
+                sql: """
+                    DELETE FROM changes WHERE seq < COALESCE(
+                        (SELECT seq FROM changes WHERE at >= ? ORDER BY seq LIMIT 1), (SELECT MAX(seq) FROM changes))
+                    """,
+                arguments: [cutoff])
             return db.changesCount
         }
     }

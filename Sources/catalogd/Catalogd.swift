@@ -74,7 +74,7 @@ extension Catalogd {
         @Option(help: "File holding the bearer token (CATALOG_API_TOKEN_FILE).") var apiTokenFile: String?
         @Option(help: "How long change history is kept, e.g. 30d (CATALOG_HISTORY_RETENTION; default 30d).") var historyRetention: String?
         @Option(help: "Largest request body, e.g. 32MiB (CATALOG_MAX_BODY; default 32MiB).") var maxBody: String?
-        @Option(help: "Memory for encoded responses of unchanged data, e.g. 64MiB, or off (CATALOG_RESPONSE_CACHE; default 64MiB).")
+        @Option(help: "Memory for encoded responses of unchanged data, e.g. 64MiB, or off (CATALOG_RESPONSE_CACHE; default 32MiB).")
         var responseCache: String?
         @Option(help: "Seconds a connection may sit idle or take to send a request head, e.g. 30s (CATALOG_IDLE_TIMEOUT; default 30s).")
         var idleTimeout: String?

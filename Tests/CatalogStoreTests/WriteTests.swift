@@ -45,6 +45,23 @@ struct StoreWriteTests {
         #expect(afterOther == (try await store.versions()))
     }
 
+    @Test func pruningRemovesExactlyTheChangesBeforeTheCutoffAndKeepsTheNewest() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let store = temporary.store
+        for key in ["A", "B", "C", "D"] { _ = try await store.upsertProducts([try product(key)], author: "api") }
+        try await temporary.rawQueue().write { db in
+            try db.execute(sql: "UPDATE changes SET at = '2020-01-01T00:00:00Z' WHERE key IN ('A', 'B')")
+            try db.execute(sql: "UPDATE changes SET at = '2024-01-01T00:00:00Z' WHERE key IN ('C', 'D')")
+        }
+        #expect(try await store.pruneHistory(before: "2023-01-01T00:00:00Z") == 2)
+        #expect(try await store.changes(since: 2, limit: 10).changes.map(\.key) == ["C", "D"])
+        #expect(try await store.pruneHistory(before: "2023-01-01T00:00:00Z") == 0)
+        // Everything is old: all but the newest change go, so the sequence never restarts.
+        #expect(try await store.pruneHistory(before: "2030-01-01T00:00:00Z") == 1)
+        #expect(try await store.changes(since: 3, limit: 10).changes.map(\.key) == ["D"])
+    }
+
     @Test func aPriceIsReadBackExactlyAsWritten() async throws {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
