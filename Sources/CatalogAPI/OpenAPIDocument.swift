@@ -327,7 +327,7 @@ paths:
         description: At most `--max-body` bytes (default 32 MiB).
         content:
           application/json:
-            schema: {$ref: '#/components/schemas/ProductInput'}
+            schema: {$ref: '#/components/schemas/ProductPutInput'}
       responses:
         '200':
           description: Replaced (or unchanged); the stored product.
@@ -785,7 +785,7 @@ components:
         character_count, planet_count, starship_count, vehicle_count, species_count, created, edited, url, source_url, source]
       properties:
         episode_id: {type: integer}
-        title: {type: string, minLength: 1}
+        title: {type: string}
         opening_crawl: {type: string}
         director: {type: string}
         producer: {type: string}
@@ -811,17 +811,17 @@ components:
       required: [title, release_date]
       properties:
         title: {type: string, minLength: 1}
-        opening_crawl: {type: string}
-        director: {type: string}
-        producer: {type: string}
+        opening_crawl: {type: [string, 'null']}
+        director: {type: [string, 'null']}
+        producer: {type: [string, 'null']}
         release_date: {type: string, format: date, description: A calendar date YYYY-MM-DD.}
-        characters: {type: array, items: {type: string}}
-        planets: {type: array, items: {type: string}}
-        starships: {type: array, items: {type: string}}
-        vehicles: {type: array, items: {type: string}}
-        species: {type: array, items: {type: string}}
-        created: {type: string}
-        edited: {type: string}
+        characters: {type: [array, 'null'], items: {type: string}}
+        planets: {type: [array, 'null'], items: {type: string}}
+        starships: {type: [array, 'null'], items: {type: string}}
+        vehicles: {type: [array, 'null'], items: {type: string}}
+        species: {type: [array, 'null'], items: {type: string}}
+        created: {type: [string, 'null']}
+        edited: {type: [string, 'null']}
         url: {type: [string, 'null'], description: The film upstream; stored as source_url.}
     Product:
       type: object
@@ -865,10 +865,37 @@ components:
             - {type: number, minimum: 0, maximum: 999999999999, multipleOf: 0.01}
             - {type: string, pattern: '^[0-9]{1,12}(\.[0-9]{1,6})?$'}
           description: A non-negative plain decimal with up to 6 decimal places (no exponent, no sign).
-        stock: {type: integer, minimum: 0, maximum: 9223372036854775807, default: 0}
+        stock: {type: [integer, 'null'], minimum: 0, maximum: 9223372036854775807, default: 0}
         updated_at: {type: [string, 'null']}
         meta:
-          type: object
+          type: [object, 'null']
+          properties:
+            updatedAt: {type: [string, 'null']}
+        url: {type: [string, 'null'], description: The product upstream; stored as source_url.}
+    ProductPutInput:
+      type: object
+      description: |
+        The product of `PUT /products/{serial_code}`: the key is the path's; a `serial_code` or `sku` in
+        the body must match it (else 400). DummyJSON field names are accepted as in a batch.
+      required: [category, price]
+      anyOf:
+        - required: [name]
+        - required: [title]
+      properties:
+        name: {type: string, minLength: 1}
+        title: {type: string, minLength: 1}
+        description: {type: [string, 'null']}
+        category: {type: string, minLength: 1}
+        brand: {type: [string, 'null']}
+        price:
+          oneOf:
+            - {type: number, minimum: 0, maximum: 999999999999, multipleOf: 0.01}
+            - {type: string, pattern: '^[0-9]{1,12}(\.[0-9]{1,6})?$'}
+          description: A non-negative plain decimal with up to 6 decimal places (no exponent, no sign).
+        stock: {type: [integer, 'null'], minimum: 0, maximum: 9223372036854775807, default: 0}
+        updated_at: {type: [string, 'null']}
+        meta:
+          type: [object, 'null']
           properties:
             updatedAt: {type: [string, 'null']}
         url: {type: [string, 'null'], description: The product upstream; stored as source_url.}

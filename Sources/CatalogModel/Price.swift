@@ -1,6 +1,7 @@
 /// An exact, non-negative decimal amount of money.
 ///
-/// `text` is the amount exactly as it was given (served back verbatim as a JSON number);
+/// `text` is the amount exactly as it was given, less redundant leading zeros (served back verbatim as a
+/// JSON number);
 /// `micros` is the same amount in millionths, an integer that SQLite can compare and order
 /// without binary floating point.
 public struct Price: Sendable, Hashable, CustomStringConvertible {
@@ -54,7 +55,9 @@ public struct Price: Sendable, Hashable, CustomStringConvertible {
             }
         }
         for _ in (fractionDigits ?? 0)..<Self.maximumFractionDigits { fraction *= 10 }
-        self.text = text
+        // The text is served as a JSON number, which may not start with a redundant zero: `007.50` is `7.50`.
+        let redundantZeros = utf8.prefix(integerDigits - 1).prefix { $0 == UInt8(ascii: "0") }.count
+        self.text = redundantZeros == 0 ? text : String(text.utf8.dropFirst(redundantZeros)) ?? text
         self.micros = whole * 1_000_000 + fraction
     }
 

@@ -18,7 +18,10 @@ struct RecordTests {
         #expect(whole.micros == 1_200_000_000)
         let padded = try Price(parsing: "000000000000007.50")
         #expect(padded.micros == 7_500_000)
-        #expect(padded.text == "000000000000007.50")
+        #expect(padded.text == "7.50")
+        #expect(try Price(parsing: "00.5").text == "0.5")
+        #expect(try Price(parsing: "000").text == "0")
+        #expect(try Price(parsing: "0.10").text == "0.10")
         #expect(try Price(parsing: "999999999999.999999").micros == 999_999_999_999_999_999)
     }
 
