@@ -862,7 +862,7 @@ components:
         brand: {type: [string, 'null']}
         price:
           oneOf:
-            - {type: number, minimum: 0, maximum: 999999999999, multipleOf: 0.01}
+            - {type: number, minimum: 0, maximum: 999999999999.999999, multipleOf: 0.000001}
             - {type: string, pattern: '^[0-9]{1,12}(\.[0-9]{1,6})?$'}
           description: A non-negative plain decimal with up to 6 decimal places (no exponent, no sign).
         stock: {type: [integer, 'null'], minimum: 0, maximum: 9223372036854775807, default: 0}
@@ -889,7 +889,7 @@ components:
         brand: {type: [string, 'null']}
         price:
           oneOf:
-            - {type: number, minimum: 0, maximum: 999999999999, multipleOf: 0.01}
+            - {type: number, minimum: 0, maximum: 999999999999.999999, multipleOf: 0.000001}
             - {type: string, pattern: '^[0-9]{1,12}(\.[0-9]{1,6})?$'}
           description: A non-negative plain decimal with up to 6 decimal places (no exponent, no sign).
         stock: {type: [integer, 'null'], minimum: 0, maximum: 9223372036854775807, default: 0}
