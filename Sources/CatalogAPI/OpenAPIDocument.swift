@@ -854,15 +854,15 @@ components:
           maxLength: 200
           pattern: '^[^/\x00-\x1f\x7f]+$'
           description: 'Must match the path when given (PUT); no `/` or control characters.'
-        sku: {type: string, minLength: 1, maxLength: 200, pattern: '^[^/\x00-\x1f\x7f]+$'}
-        name: {type: string, minLength: 1}
-        title: {type: string, minLength: 1}
+        sku: {type: [string, 'null'], minLength: 1, maxLength: 200, pattern: '^[^/\x00-\x1f\x7f]+$'}
+        name: {type: [string, 'null'], minLength: 1}
+        title: {type: [string, 'null'], minLength: 1}
         description: {type: [string, 'null']}
         category: {type: string, minLength: 1}
         brand: {type: [string, 'null']}
         price:
           oneOf:
-            - {type: number, minimum: 0, maximum: 999999999999.999999, multipleOf: 0.000001}
+            - {type: number, minimum: 0, exclusiveMaximum: 1000000000000, multipleOf: 0.000001}
             - {type: string, pattern: '^[0-9]{1,12}(\.[0-9]{1,6})?$'}
           description: A non-negative plain decimal with up to 6 decimal places (no exponent, no sign).
         stock: {type: [integer, 'null'], minimum: 0, maximum: 9223372036854775807, default: 0}
@@ -882,14 +882,14 @@ components:
         - required: [name]
         - required: [title]
       properties:
-        name: {type: string, minLength: 1}
-        title: {type: string, minLength: 1}
+        name: {type: [string, 'null'], minLength: 1}
+        title: {type: [string, 'null'], minLength: 1}
         description: {type: [string, 'null']}
         category: {type: string, minLength: 1}
         brand: {type: [string, 'null']}
         price:
           oneOf:
-            - {type: number, minimum: 0, maximum: 999999999999.999999, multipleOf: 0.000001}
+            - {type: number, minimum: 0, exclusiveMaximum: 1000000000000, multipleOf: 0.000001}
             - {type: string, pattern: '^[0-9]{1,12}(\.[0-9]{1,6})?$'}
           description: A non-negative plain decimal with up to 6 decimal places (no exponent, no sign).
         stock: {type: [integer, 'null'], minimum: 0, maximum: 9223372036854775807, default: 0}

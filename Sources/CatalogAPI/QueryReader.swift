@@ -71,8 +71,9 @@ struct QueryReader {
 
     /// `ordering`, `page_size` and `cursor`.
     func pageRequest() throws(Problem) -> PageRequest {
+        // An empty ordering names none of the allowed ones: a 400 like any other unknown one.
         PageRequest(
-            ordering: string("ordering"),
+            ordering: parameters["ordering"],
             pageSize: try integer("page_size", in: 1...PageRequest.maximumPageSize) ?? PageRequest.defaultPageSize,
             cursor: string("cursor"))
     }

@@ -13,11 +13,22 @@ public struct Price: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { text }
 
-    /// Parses a plain decimal such as `19.99`, `0.5` or `1200`.
+    /// Parses a plain decimal such as `19.99`, `0.5` or `1200` (or one written with an exponent, see below).
     public init(parsing text: String) throws(RecordError) {
+        guard text.utf8.first != UInt8(ascii: "-") else { throw RecordError("price must not be negative, got \(text)") }
+        var plainText = text
+        if let exponent = text.utf8.firstIndex(where: { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) {
+            // JSON writers put small and large numbers in exponent form (0.000064 as 6.4e-05): such a price is
+            // taken when it is an exact plain decimal within the limits, and kept in plain form.
+            plainText = try Self.plain(mantissa: String(text[..<exponent]), exponent: String(text[text.index(after: exponent)...]), text: text)
+        }
+        (self.text, self.micros) = try Self.parsePlain(plainText)
+    }
+
+    /// The checked text (without redundant leading zeros) and micros of a plain decimal.
+    private static func parsePlain(_ text: String) throws(RecordError) -> (text: String, micros: Int64) {
         // Byte by byte: every imported product has a price, so this is on the import's hot path.
         let utf8 = text.utf8
-        guard utf8.first != UInt8(ascii: "-") else { throw RecordError("price must not be negative, got \(text)") }
         var integerDigits = 0
         var fractionDigits: Int?
         for byte in utf8 {
@@ -33,8 +44,8 @@ public struct Price: Sendable, Hashable, CustomStringConvertible {
         guard integerDigits > 0, fractionDigits.map({ $0 > 0 }) ?? true else {
             throw RecordError("price must be a plain decimal number such as 19.99, got \(text)")
         }
-        guard (fractionDigits ?? 0) <= Self.maximumFractionDigits else {
-            throw RecordError("price has more than \(Self.maximumFractionDigits) decimal places: \(text)")
+        guard (fractionDigits ?? 0) <= maximumFractionDigits else {
+            throw RecordError("price has more than \(maximumFractionDigits) decimal places: \(text)")
         }
         var whole: Int64 = 0
         var fraction: Int64 = 0
@@ -50,15 +61,33 @@ public struct Price: Sendable, Hashable, CustomStringConvertible {
                 fraction = fraction * 10 + digit
             } else if significantDigits > 0 || digit != 0 {
                 significantDigits += 1
-                guard significantDigits <= Self.maximumIntegerDigits else { throw RecordError("price is too large: \(text)") }
+                guard significantDigits <= maximumIntegerDigits else { throw RecordError("price is too large: \(text)") }
                 whole = whole * 10 + digit
             }
         }
-        for _ in (fractionDigits ?? 0)..<Self.maximumFractionDigits { fraction *= 10 }
+        for _ in (fractionDigits ?? 0)..<maximumFractionDigits { fraction *= 10 }
         // The text is served as a JSON number, which may not start with a redundant zero: `007.50` is `7.50`.
         let redundantZeros = utf8.prefix(integerDigits - 1).prefix { $0 == UInt8(ascii: "0") }.count
-        self.text = redundantZeros == 0 ? text : String(text.utf8.dropFirst(redundantZeros)) ?? text
-        self.micros = whole * 1_000_000 + fraction
+        return (redundantZeros == 0 ? text : String(text.utf8.dropFirst(redundantZeros)) ?? text, whole * 1_000_000 + fraction)
+    }
+
+
+    /// `6.4` and `-5` as `0.000064`; what is not a plain mantissa with a small integer exponent is refused.
+    private static func plain(mantissa: String, exponent exponentText: String, text: String) throws(RecordError) -> String {
+        let parts = mantissa.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let isDigits = { (part: Substring) in !part.isEmpty && part.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } }
+        guard let exponent = Int(exponentText), abs(exponent) <= 40, isDigits(parts[0]), parts.count == 1 || isDigits(parts[1]) else {
+            throw RecordError("price must be a plain decimal number such as 19.99, got \(text)")
+        }
+        var digits = String(parts[0]) + (parts.count > 1 ? String(parts[1]) : "")
+        var point = parts[0].count + exponent
+        if point < 1 {
+            digits = String(repeating: "0", count: 1 - point) + digits
+            point = 1
+        }
+        if point > digits.count { digits += String(repeating: "0", count: point - digits.count) }
+        let fraction = digits.dropFirst(point)
+        return String(digits.prefix(point)) + (fraction.isEmpty ? "" : "." + fraction)
     }
 
     /// Reads a price from a JSON number or a string holding one.

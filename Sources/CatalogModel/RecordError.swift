@@ -35,17 +35,20 @@ struct FieldReader {
         self.members = members
     }
 
+    /// The first of `names` present; every one present must be a non-empty string.
     func requiredString(_ names: String...) throws(RecordError) -> String {
+        var found: String?
         for name in names {
             switch members[name] {
             case .string(let value):
                 guard !value.isEmpty else { throw RecordError("\(name) must not be empty") }
-                return value
+                found = found ?? value
             case nil, .null: continue
             case .some(let other): throw RecordError("\(name) must be a string, got \(other.typeName)")
             }
         }
-        throw RecordError("\(names.joined(separator: " or ")) is missing")
+        guard let found else { throw RecordError("\(names.joined(separator: " or ")) is missing") }
+        return found
     }
 
     func optionalString(_ name: String) throws(RecordError) -> String? {

@@ -136,7 +136,7 @@ struct ReadAPITests {
             try await seedCatalogue(components.store)
             for (path, parameter) in [
                 ("/products?page_size=", "page_size"), ("/products?min_price=", "min_price"), ("/products?in_stock=", "in_stock"),
-                ("/changes?limit=", "limit"),
+                ("/changes?limit=", "limit"), ("/products?ordering=", "ordering"),
             ] {
                 let refused = try await get(client, path)
                 #expect(refused.status == .badRequest, "\(path)")

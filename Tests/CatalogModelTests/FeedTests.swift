@@ -9,6 +9,11 @@ struct FeedTests {
         #expect(content.format == .dummyJSON)
         #expect(content.records.count == 2)
         #expect(content.total == 10)
+        let written = try ProductFeedDocument.parse(Array(#"{"products": [], "total": 215891.0}"#.utf8))
+        #expect(written.total == 215891)
+        for bad in ["10.5", "1e3", "-1", "99999999999999999999"] {
+            #expect(throws: FeedError.self) { try ProductFeedDocument.parse(Array(#"{"products": [], "total": \#(bad)}"#.utf8)) }
+        }
     }
 
     @Test func aPlainArrayIsOneWholeListing() throws {

@@ -22,12 +22,22 @@ struct RecordTests {
         #expect(try Price(parsing: "00.5").text == "0.5")
         #expect(try Price(parsing: "000").text == "0")
         #expect(try Price(parsing: "0.10").text == "0.10")
+        // Exponent forms, as JSON writers produce them, are taken when exact and kept in plain form.
+        #expect(try Price(parsing: "6.4e-05").text == "0.000064")
+        #expect(try Price(parsing: "6.4e-05").micros == 64)
+        #expect(try Price(parsing: "1e3").text == "1000")
+        #expect(try Price(parsing: "1.25E2").text == "125")
+        #expect(try Price(parsing: "1.5e1").text == "15")
         #expect(try Price(parsing: "999999999999.999999").micros == 999_999_999_999_999_999)
     }
 
     @Test(arguments: [
         ("-1", "price must not be negative, got -1"),
-        ("1e3", "price must be a plain decimal number such as 19.99, got 1e3"),
+        ("1e", "price must be a plain decimal number such as 19.99, got 1e"),
+        ("1.e3", "price must be a plain decimal number such as 19.99, got 1.e3"),
+        ("1e-7", "price has more than 6 decimal places: 0.0000001"),
+        ("1e400", "price must be a plain decimal number such as 19.99, got 1e400"),
+        ("1e12", "price is too large: 1000000000000"),
         ("1.0000001", "price has more than 6 decimal places: 1.0000001"),
         ("abc", "price must be a plain decimal number such as 19.99, got abc"),
         ("1.", "price must be a plain decimal number such as 19.99, got 1."),
