@@ -117,7 +117,7 @@ paths:
         in: path
         required: true
         description: A positive integer; anything else is a 400 naming `episode_id`.
-        schema: {type: integer, minimum: 1}
+        schema: {type: integer, minimum: 1, maximum: 9223372036854775807}
     get:
       tags: [catalogue]
       operationId: getFilm
@@ -560,7 +560,7 @@ paths:
         in: path
         required: true
         description: A positive integer; anything else is a 400 naming `id`.
-        schema: {type: integer, minimum: 1}
+        schema: {type: integer, minimum: 1, maximum: 9223372036854775807}
     get:
       tags: [imports]
       operationId: getImport
@@ -845,8 +845,8 @@ components:
         for updated_at. serial_code (or sku) is required in a batch; PUT takes it from the path.
       required: [category, price]
       anyOf:
-        - required: [name]
-        - required: [title]
+        - {required: [name], properties: {name: {type: string}}}
+        - {required: [title], properties: {title: {type: string}}}
       properties:
         serial_code:
           type: string
@@ -879,8 +879,8 @@ components:
         the body must match it (else 400). DummyJSON field names are accepted as in a batch.
       required: [category, price]
       anyOf:
-        - required: [name]
-        - required: [title]
+        - {required: [name], properties: {name: {type: string}}}
+        - {required: [title], properties: {title: {type: string}}}
       properties:
         name: {type: [string, 'null'], minLength: 1}
         title: {type: [string, 'null'], minLength: 1}
