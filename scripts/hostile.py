@@ -747,6 +747,9 @@ def run_schemathesis(schemathesis, base, spec, examples, seed, report_dir, log_p
 
 
 def main():
+    # Room for the idle connections on both ends: catalogd, started from here, inherits the limit.
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 65536)), hard))
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", required=True)
     parser.add_argument("--examples", type=int, default=50)

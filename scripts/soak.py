@@ -466,7 +466,7 @@ def main():
         if args.hostile:
             started = time.monotonic()
             hostile = subprocess.run([os.path.join(os.path.dirname(os.path.abspath(__file__)), "hostile"), "--bin", args.bin,
-                                      "--seed", str(args.seed)], capture_output=True, text=True, timeout=3600)
+                                      "--seed", str(args.seed), "--idle", "10000"], capture_output=True, text=True, timeout=3600)
             print(hostile.stdout[-6000:])
             total = re.search(r"(\d+) checks, (\d+) FAIL", hostile.stdout)
             checks, failed = (int(total.group(1)), int(total.group(2))) if total else (0, 1)
