@@ -816,8 +816,12 @@ def main():
         record("catalogd still running at the end", server.poll() is None and alive(port),
                f"exit code {server.poll()}" if server.poll() is not None else "alive")
         with open(server_log, errors="replace") as f:
-            crashes = [l for l in f if re.search(r"Fatal error|Segmentation|stack overflow|SIGSEGV|SIGILL", l)]
+            log_text = f.read()
+        crashes = [l for l in log_text.splitlines() if re.search(r"Fatal error|Segmentation|stack overflow|SIGSEGV|SIGILL", l)]
         record("no crash in catalogd's log", not crashes, "; ".join(crashes[:3]) or f"log {server_log}")
+        # Every write of the run sent the token, right or wrong: none of it may reach the log.
+        record("the bearer token never appears in catalogd's log", TOKEN not in log_text,
+               f"{len(log_text.splitlines())} log lines checked")
         with open(server_log, errors="replace") as f:
             errors = [l.strip() for l in f if " error " in l or " critical " in l]
         if errors:
