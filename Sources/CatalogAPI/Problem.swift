@@ -2,6 +2,7 @@ import CatalogModel
 import CatalogStore
 import Foundation
 import Hummingbird
+import NIOHTTP1
 
 /// An error the client caused or should know about, rendered as RFC 9457 `application/problem+json`.
 public struct Problem: Error, Sendable {
@@ -67,6 +68,9 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return Self.problem(for: error, request: request).response()
         } catch let invalid as InvalidQuery {
             return Problem.badParameter(invalid.parameter, invalid.detail).response()
+        } catch let broken as HTTPParserError {
+            // The client broke HTTP in the middle of its body (or hung up there): its fault, not the service's.
+            return Problem(.badRequest, type: "malformed-body", detail: "the request body is not valid HTTP (\(broken))").response()
         } catch is CancellationError {
             return Problem(.serviceUnavailable, type: "shutting-down", detail: "the service is shutting down; retry shortly").response()
         } catch {
