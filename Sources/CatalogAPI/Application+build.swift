@@ -21,7 +21,7 @@ public struct ServiceConfiguration: Sendable {
     /// Bytes of encoded responses kept for repeated reads of unchanged data; 0 turns the cache off.
     public var responseCacheBytes = ResponseCache.defaultByteBudget
     /// A connection with no request in progress (idle, or still sending a request head) is closed after this long;
-    /// a request body still arriving after this long is answered 408 and its connection closed.
+    /// so is one whose request body is still arriving after this long.
     public var idleTimeout: Duration = .seconds(30)
     /// Origins whose browsers may call the API (`*`: any); empty turns CORS off.
     public var corsOrigins: [String] = []
@@ -78,8 +78,7 @@ public func buildRouter(_ components: ServiceComponents, configuration: ServiceC
     let store = components.store
     let token = BearerToken(configuration.apiToken)
     let writes = WriteSupport(
-        token: token, maximumBodyBytes: configuration.maximumBodyBytes, bodyTimeout: configuration.idleTimeout, notifier: components.notifier,
-        store: store)
+        token: token, maximumBodyBytes: configuration.maximumBodyBytes, notifier: components.notifier, store: store)
     // Encoded pages of unchanged data, shared by every resource; its keys carry the store version.
     let cache = ResponseCache(byteBudget: configuration.responseCacheBytes)
     RootController(urls: urls).addRoutes(to: router)
@@ -87,8 +86,7 @@ public func buildRouter(_ components: ServiceComponents, configuration: ServiceC
     ProductsController(store: store, urls: urls, writes: writes, cache: cache).addRoutes(to: router.group("products"))
     CategoriesController(store: store, urls: urls, cache: cache).addRoutes(to: router.group("categories"))
     ChangesController(store: store, notifier: components.notifier).addRoutes(to: router.group("changes"))
-    ImportsController(store: store, importer: components.importer, token: token, urls: urls, cache: cache, bodyTimeout: configuration.idleTimeout)
-        .addRoutes(to: router.group("imports"))
+    ImportsController(store: store, importer: components.importer, token: token, urls: urls, cache: cache).addRoutes(to: router.group("imports"))
     OperationsController(store: store, metrics: components.metrics).addRoutes(to: router)
     return router
 }

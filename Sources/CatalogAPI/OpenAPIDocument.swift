@@ -31,7 +31,6 @@ info:
       `writes-disabled` (403), `not-found` (404), `method-not-allowed` (405, with an `Allow` header),
       `import-running` (409, with `import_id`),
       `source-not-configured` (409), `history-gone` (410, with `last_seq`), `body-too-large` (413),
-      `body-timeout` (408, the body was still arriving after `--idle-timeout`; the connection is closed),
       `invalid-record` (422), `not-ready` (503), `shutting-down` (503), `internal` (500).
       An unknown path is a `404 not-found` problem; a method a path does not take is `405 method-not-allowed`.
     - **Writes** need `Authorization: Bearer <token>` (the token of `--api-token`,

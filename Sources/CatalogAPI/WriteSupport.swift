@@ -9,15 +9,13 @@ struct WriteSupport: Sendable {
 
     let token: BearerToken
     let maximumBodyBytes: Int
-    /// Longest a request body may take to arrive.
-    let bodyTimeout: Duration
     let notifier: ChangeNotifier
     let store: CatalogStore
 
     /// Checks the token and reads the body (413 past the limit).
     func authorizedBody(_ request: Request) async throws -> [UInt8] {
         try token.authorize(request)
-        return try await BodyReader.collect(request, limit: maximumBodyBytes, timeout: bodyTimeout)
+        return try await BodyReader.collect(request, limit: maximumBodyBytes)
     }
 
     /// A JSON object body whose key field, when present, must match the key in the path; when absent, the path's key is used.

@@ -82,7 +82,7 @@ public struct FeedReader {
             pageNumber += 1
             try checkPageBudget(pageNumber, location: current, visited: &visited)
             let previous = conditional ? previousPages[current] : nil
-            switch try await client.fetch(current, page: pageNumber, etag: previous?.etag, lastModified: previous?.lastModified, deadline: deadline) {
+            switch try await request(current, page: pageNumber, conditional: conditional)() {
             case .notModified:
                 freshness.notModified += 1
                 guard let previous, !freshness.isMixed else { return .mixed }
@@ -161,7 +161,7 @@ public struct FeedReader {
             } else {
                 ahead.forEach { $0.abandon() }
                 ahead.removeAll()
-                answer = try await fetch(current, page: pageNumber, conditional: conditional)
+                answer = try await request(current, page: pageNumber, conditional: conditional)()
             }
             // The next pages, asked for while this one is parsed: the upstream's latency and the parsing
             // overlap. The guess is that every page is as long as asked; a shorter page moves the next skip,
@@ -170,15 +170,8 @@ public struct FeedReader {
                 var nextSkip = skip + pageSize * (ahead.count + 1)
                 while ahead.count < Self.pagesAhead, nextSkip < expectedTotal {
                     let next = Self.pagedLocation(start, limit: pageSize, skip: nextSkip)
-                    let (client, deadline, nextPage) = (client, deadline, pageNumber + ahead.count + 1)
-                    let previous = conditional ? previousPages[next] : nil
-                    ahead.append(
-                        Prefetch(
-                            location: next,
-                            task: Task {
-                                try await client.fetch(
-                                    next, page: nextPage, etag: previous?.etag, lastModified: previous?.lastModified, deadline: deadline)
-                            }))
+                    let fetchNext = request(next, page: pageNumber + ahead.count + 1, conditional: conditional)
+                    ahead.append(Prefetch(location: next, task: Task { try await fetchNext() }))
                     nextSkip += pageSize
                 }
             }
@@ -320,10 +313,12 @@ public struct FeedReader {
         }
     }
 
-    /// One page, conditional on what the previous run stored for it when `conditional`.
-    private func fetch(_ location: String, page: Int, conditional: Bool) async throws -> UpstreamAnswer {
+    /// The request for one page, conditional on what the previous run stored for it when `conditional`;
+    /// run it now, or in a task that reads ahead.
+    private func request(_ location: String, page: Int, conditional: Bool) -> @Sendable () async throws -> UpstreamAnswer {
+        let (client, deadline) = (client, deadline)
         let previous = conditional ? previousPages[location] : nil
-        return try await client.fetch(location, page: page, etag: previous?.etag, lastModified: previous?.lastModified, deadline: deadline)
+        return { try await client.fetch(location, page: page, etag: previous?.etag, lastModified: previous?.lastModified, deadline: deadline) }
     }
 
     /// A page asked for ahead of its turn.

@@ -13,10 +13,8 @@ struct ImportsController<Context: RequestContext> {
     let token: BearerToken
     let urls: RequestURLs
     let reads: ResourceReads
-    let bodyTimeout: Duration
 
-    init(store: CatalogStore, importer: Importer, token: BearerToken, urls: RequestURLs, cache: ResponseCache, bodyTimeout: Duration) {
-        self.bodyTimeout = bodyTimeout
+    init(store: CatalogStore, importer: Importer, token: BearerToken, urls: RequestURLs, cache: ResponseCache) {
         self.store = store
         self.importer = importer
         self.token = token
@@ -44,7 +42,7 @@ struct ImportsController<Context: RequestContext> {
     /// Starts a run and answers `202 Accepted` with its report; `409` when that source is already running.
     @Sendable func start(_ request: Request, context: Context) async throws -> Response {
         try token.authorize(request)
-        let body = try await BodyReader.collect(request, limit: Self.maximumBodyBytes, timeout: bodyTimeout)
+        let body = try await BodyReader.collect(request, limit: Self.maximumBodyBytes)
         let json: JSONValue
         do {
             json = try JSONParser.parse(body)
@@ -73,23 +71,16 @@ struct ImportsController<Context: RequestContext> {
 
 /// Reading request bodies with a size limit.
 enum BodyReader {
-    /// Collects the body, answering 413 as soon as it passes `limit` rather than after reading it whole,
-    /// and 408 (closing the connection) when it is still arriving after `timeout`: a client that trickles
-    /// its body cannot hold a connection and a handler for ever.
-    static func collect(_ request: Request, limit: Int, timeout: Duration) async throws -> [UInt8] {
+    /// Collects the body, answering 413 as soon as it passes `limit` rather than after reading it whole.
+    /// (A body that trickles in is cut off by `RequestBodyDeadline`, for every route at once.)
+    static func collect(_ request: Request, limit: Int) async throws -> [UInt8] {
         if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limit {
             throw Problem(.contentTooLarge, type: "body-too-large", detail: "the body is \(declared) bytes; the limit is \(limit)")
         }
-        let deadline = ContinuousClock.now + timeout
         var bytes: [UInt8] = []
         for try await chunk in request.body {
             guard bytes.count + chunk.readableBytes <= limit else {
                 throw Problem(.contentTooLarge, type: "body-too-large", detail: "the body is over the \(limit)-byte limit")
-            }
-            guard ContinuousClock.now <= deadline else {
-                throw Problem(
-                    .requestTimeout, type: "body-timeout", detail: "the body was still arriving after \(timeout)",
-                    headers: [.connection: "close"])
             }
             bytes.append(contentsOf: chunk.readableBytesView)
         }
