@@ -838,44 +838,26 @@ components:
         source_url: {type: [string, 'null'], description: The product upstream.}
         source: {type: string, enum: [products, api]}
     ProductInput:
-      type: object
       description: |
-        DummyJSON field names are accepted too: `sku` for serial_code, `title` for name, `meta.updatedAt`
-        for updated_at. serial_code (or sku) is required in a batch; PUT takes it from the path.
-      required: [category, price]
-      anyOf:
-        - {required: [name], properties: {name: {type: string}}}
-        - {required: [title], properties: {title: {type: string}}}
-      properties:
-        serial_code:
-          type: string
-          minLength: 1
-          maxLength: 200
-          pattern: '^[^/\x00-\x1f\x7f]+$'
-          description: 'Must match the path when given (PUT); no `/` or control characters.'
-        sku: {type: [string, 'null'], minLength: 1, maxLength: 200, pattern: '^[^/\x00-\x1f\x7f]+$'}
-        name: {type: [string, 'null'], minLength: 1}
-        title: {type: [string, 'null'], minLength: 1}
-        description: {type: [string, 'null']}
-        category: {type: string, minLength: 1}
-        brand: {type: [string, 'null']}
-        price:
-          oneOf:
-            - {type: number, minimum: 0, exclusiveMaximum: 1000000000000, multipleOf: 0.000001}
-            - {type: string, pattern: '^[0-9]{1,12}(\.[0-9]{1,6})?$'}
-          description: A non-negative plain decimal with up to 6 decimal places (no exponent, no sign).
-        stock: {type: [integer, 'null'], minimum: 0, maximum: 9223372036854775807, default: 0}
-        updated_at: {type: [string, 'null']}
-        meta:
-          type: [object, 'null']
+        A product of a batch: the fields of a PUT, plus its key. DummyJSON field names are accepted too:
+        `sku` for serial_code, `title` for name, `meta.updatedAt` for updated_at.
+      allOf:
+        - {$ref: '#/components/schemas/ProductPutInput'}
+        - type: object
           properties:
-            updatedAt: {type: [string, 'null']}
-        url: {type: [string, 'null'], description: The product upstream; stored as source_url.}
+            serial_code:
+              type: string
+              minLength: 1
+              maxLength: 200
+              pattern: '^[^/\x00-\x1f\x7f]+$'
+              description: 'No `/` or control characters.'
+            sku: {type: [string, 'null'], minLength: 1, maxLength: 200, pattern: '^[^/\x00-\x1f\x7f]+$'}
     ProductPutInput:
       type: object
       description: |
         The product of `PUT /products/{serial_code}`: the key is the path's; a `serial_code` or `sku` in
-        the body must match it (else 400). DummyJSON field names are accepted as in a batch.
+        the body must match it (else 400). DummyJSON field names are accepted: `title` for name,
+        `meta.updatedAt` for updated_at.
       required: [category, price]
       anyOf:
         - {required: [name], properties: {name: {type: string}}}
