@@ -1,10 +1,12 @@
 import CatalogImport
 import CatalogModel
 import CatalogStore
+import Foundation
 import Hummingbird
-import NIOCore
 import Logging
+import NIOCore
 import ServiceLifecycle
+import UnixSignals
 
 /// Everything `catalogd serve` can be told; every default works on a laptop (see README, Configuration).
 public struct ServiceConfiguration: Sendable {
@@ -28,6 +30,8 @@ public struct ServiceConfiguration: Sendable {
     /// Base of the `url` and `next` links; nil builds them from the request's Host.
     public var publicURL: String?
     public var upstream = UpstreamPolicy()
+    /// `/readyz` answers 503 once a configured source has not imported successfully for this long; nil: never.
+    public var staleAfter: Duration?
 
     public init() {}
 }
@@ -41,14 +45,20 @@ public struct ServiceComponents: Sendable {
 }
 
 /// Opens the store, prepares the importer and builds the application with its scheduler.
+///
+/// - Parameter onServerRunning: called with the port once the server listens (the configured one may be 0).
 public func buildApplication(
-    _ configuration: ServiceConfiguration, logger: Logger
+    _ configuration: ServiceConfiguration, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> (application: some ApplicationProtocol, components: ServiceComponents) {
     let store = try CatalogStore(path: configuration.databasePath)
     try await store.failInterruptedImports()
+    let metrics = RequestMetrics()
+    let importMetrics = ImportMetrics(registry: metrics.registry)
+    for (source, finished) in try await store.lastSuccessfulImports() { importMetrics.recordSuccess(of: source, finishedAt: finished) }
     let importer = Importer(
-        store: store, locations: configuration.feeds, client: UpstreamClient(policy: configuration.upstream, logger: logger), logger: logger)
-    let components = ServiceComponents(store: store, importer: importer, metrics: RequestMetrics(), notifier: ChangeNotifier())
+        store: store, locations: configuration.feeds, client: UpstreamClient(policy: configuration.upstream, logger: logger), logger: logger,
+        onCompletion: importMetrics.record)
+    let components = ServiceComponents(store: store, importer: importer, metrics: metrics, notifier: ChangeNotifier())
     let router = buildRouter(components, configuration: configuration)
     let idleTimeout = TimeAmount.nanoseconds(Int64(configuration.idleTimeout / .nanoseconds(1)))
     var application = Application(
@@ -58,6 +68,7 @@ public func buildApplication(
             configuration: .init(
                 additionalChannelHandlers: [RequestBodyDeadline(timeout: idleTimeout)], idleTimeout: idleTimeout)),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "catalogd"),
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger)
     application.addServices(
         ImportScheduler(importer: importer, interval: configuration.importInterval, logger: logger),
@@ -65,6 +76,17 @@ public func buildApplication(
         HistoryPruningService(store: store, retention: configuration.historyRetention, logger: logger))
     logger.info("store \(configuration.databasePath) ready; serving on http://\(configuration.host):\(configuration.port)")
     return (application, components)
+}
+
+/// The group `catalogd serve` runs: the application, and the service that ends long requests and imports
+/// before the server drains (see `LongRequestsShutdown`).
+public func serviceGroup(
+    _ application: some ApplicationProtocol, components: ServiceComponents, gracefulShutdownSignals: [UnixSignal], logger: Logger
+) -> ServiceGroup {
+    ServiceGroup(
+        configuration: .init(
+            services: [application, LongRequestsShutdown(notifier: components.notifier, importer: components.importer)],
+            gracefulShutdownSignals: gracefulShutdownSignals, logger: logger))
 }
 
 /// The routes of the service; one controller per resource.
@@ -85,8 +107,11 @@ public func buildRouter(_ components: ServiceComponents, configuration: ServiceC
     FilmsController(store: store, urls: urls, writes: writes, cache: cache).addRoutes(to: router.group("films"))
     ProductsController(store: store, urls: urls, writes: writes, cache: cache).addRoutes(to: router.group("products"))
     CategoriesController(store: store, urls: urls, cache: cache).addRoutes(to: router.group("categories"))
-    ChangesController(store: store, notifier: components.notifier).addRoutes(to: router.group("changes"))
+    ChangesController(store: store, notifier: components.notifier, clients: components.metrics.feedClients).addRoutes(to: router.group("changes"))
     ImportsController(store: store, importer: components.importer, token: token, urls: urls, cache: cache).addRoutes(to: router.group("imports"))
-    OperationsController(store: store, metrics: components.metrics).addRoutes(to: router)
+    let freshness = configuration.staleAfter.map {
+        ImportFreshness(sources: components.importer.configuredSources, staleAfter: $0, serviceStarted: Date())
+    }
+    OperationsController(store: store, metrics: components.metrics, freshness: freshness).addRoutes(to: router)
     return router
 }

@@ -10,9 +10,11 @@ import Synchronization
 public struct RequestMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     private let instruments = RequestInstruments()
+    let feedClients: FeedClients
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
+        feedClients = FeedClients(registry: registry)
     }
 
     static var requests: MetricNameDescriptor {
@@ -107,14 +109,24 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
         // hostile client cannot grow the metrics without bound.
         let method = RequestMetrics.standardMethods.contains(request.method) ? request.method.rawValue : "other"
         metrics.recordRequest(method: method, route: route, status: response.status.code, duration: duration)
-        context.logger.info("\(request.method) \(request.uri.path) \(response.status.code) in \(Self.milliseconds(duration))")
+        context.logger.info(
+            "\(request.method) \(request.uri.path) \(response.status.code) in \(Self.milliseconds(duration))",
+            metadata: [
+                "http.method": "\(request.method)", "http.path": "\(request.uri.path)", "http.route": "\(route)",
+                "http.status": .stringConvertible(response.status.code),
+                "http.duration_ms": .stringConvertible(Double(Self.hundredthsOfAMillisecond(duration)) / 100),
+            ])
         return response
+    }
+
+    /// Hundredths of a millisecond, rounded: 100,000 a second, 10^13 attoseconds each.
+    static func hundredthsOfAMillisecond(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 100_000 + (duration.components.attoseconds + 5_000_000_000_000) / 10_000_000_000_000
     }
 
     /// `1.25 ms`: Foundation's duration formatting costs more than the rest of a cached response.
     static func milliseconds(_ duration: Duration) -> String {
-        // Hundredths of a millisecond, rounded: 100,000 a second, 10^13 attoseconds each.
-        let hundredths = duration.components.seconds * 100_000 + (duration.components.attoseconds + 5_000_000_000_000) / 10_000_000_000_000
+        let hundredths = hundredthsOfAMillisecond(duration)
         let fraction = hundredths % 100
         return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction) ms"
     }

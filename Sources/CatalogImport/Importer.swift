@@ -40,18 +40,23 @@ public actor Importer {
     private let locations: FeedLocations
     private let logger: Logger
     private let inMemoryProductLimit: Int
+    private let onCompletion: @Sendable (ImportReport, Duration) -> Void
     private var running: [FeedSource: (id: Int64, task: Task<ImportReport, Never>)] = [:]
 
-    /// - Parameter inMemoryProductLimit: listings longer than this are staged on disk rather than held in memory.
+    /// - Parameters:
+    ///   - inMemoryProductLimit: listings longer than this are staged on disk rather than held in memory.
+    ///   - onCompletion: told of every run's final report and duration, once it is recorded (for metrics).
     public init(
         store: CatalogStore, locations: FeedLocations, client: UpstreamClient, logger: Logger,
-        inMemoryProductLimit: Int = FeedReader.defaultInMemoryProductLimit
+        inMemoryProductLimit: Int = FeedReader.defaultInMemoryProductLimit,
+        onCompletion: @escaping @Sendable (ImportReport, Duration) -> Void = { _, _ in }
     ) {
         self.store = store
         self.inMemoryProductLimit = inMemoryProductLimit
         self.locations = locations
         self.client = client
         self.logger = logger
+        self.onCompletion = onCompletion
     }
 
     public nonisolated var configuredSources: [FeedSource] {
@@ -62,7 +67,7 @@ public actor Importer {
     public func start(
         _ source: FeedSource, from override: String? = nil, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }
     ) async throws -> (report: ImportReport, completion: Task<ImportReport, Never>) {
-        if let current = running[source] { throw ImportStartError.alreadyRunning(current.id) }
+        try await awaitFinishedRun(of: source)
         guard let location = override ?? locations.location(of: source) else { throw ImportStartError.notConfigured(source) }
         let report = try await store.beginImport(source: source)
         if let current = running[source] {
@@ -73,6 +78,19 @@ public actor Importer {
         let task = Task { await self.perform(report, location: location, progress: progress) }
         running[source] = (report.id, task)
         return (report, task)
+    }
+
+    /// Throws `alreadyRunning` while a run of `source` is in progress.
+    ///
+    /// A run's final report is committed before the run leaves `running`; a client that saw that report
+    /// finished may ask for the next run in between, and must not be told the finished one is in progress.
+    private func awaitFinishedRun(of source: FeedSource) async throws {
+        while let current = running[source] {
+            guard try await store.importReport(id: current.id).0?.status != .running else {
+                throw ImportStartError.alreadyRunning(current.id)
+            }
+            _ = await current.task.value
+        }
     }
 
     /// Runs one import to the end and returns its final report.
@@ -111,7 +129,8 @@ public actor Importer {
         let started = ContinuousClock.now
         var report = report
         var logger = self.logger
-        logger[metadataKey: "import"] = "\(report.id)"
+        logger[metadataKey: "import.id"] = .stringConvertible(report.id)
+        logger[metadataKey: "import.source"] = "\(report.source.rawValue)"
         logger.info("importing \(report.source.rawValue) from \(location)")
         let outcome: ImportReport
         do {
@@ -128,7 +147,13 @@ public actor Importer {
             let read = Self.milliseconds(since: started)
             outcome = try await store.completeImport(report, listing: listing)
             let total = Self.milliseconds(since: started)
-            logger.info("\(outcome.summary) in \(total) ms (\(read) ms reading and checking the feed, \(total - read) ms writing)")
+            logger.info(
+                "\(outcome.summary) in \(total) ms (\(read) ms reading and checking the feed, \(total - read) ms writing)",
+                metadata: outcome.logMetadata.merging(
+                    [
+                        "import.duration_ms": .stringConvertible(total), "import.read_ms": .stringConvertible(read),
+                        "import.write_ms": .stringConvertible(total - read),
+                    ], uniquingKeysWith: { $1 }))
         } catch {
             let reason = Task.isCancelled || error is CancellationError ? "cancelled: the service is shutting down" : String(describing: error)
             outcome = failed(report, because: reason)
@@ -138,10 +163,16 @@ public actor Importer {
             if case .failure(let recordError) = recorded {
                 logger.error("could not record the failed import: \(recordError)")
             }
+            let elapsed = Self.milliseconds(since: started)
+            let variable = "CATALOG_\(report.source.rawValue.uppercased())_URL"
             logger.error(
-                "\(outcome.summary) after \(Self.milliseconds(since: started)) ms; the store is unchanged. Point CATALOG_\(report.source.rawValue.uppercased())_URL at a reachable feed (scripts/demo runs a local one) or wait for the next scheduled run"
-            )
+                """
+                \(outcome.summary) after \(elapsed) ms; the store is unchanged. Point \(variable) at a reachable feed \
+                (scripts/demo runs a local one) or wait for the next scheduled run
+                """,
+                metadata: outcome.logMetadata.merging(["import.duration_ms": .stringConvertible(elapsed)], uniquingKeysWith: { $1 }))
         }
+        onCompletion(outcome, ContinuousClock.now - started)
         await finished(report.source)
         return outcome
     }

@@ -9,6 +9,11 @@ public enum Timestamp {
     public static func string(from date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(timeZone: .gmt))
     }
+
+    /// The instant a timestamp of `string(from:)` names; nil for any other text.
+    public static func date(from text: String) -> Date? {
+        try? Date.ISO8601FormatStyle(timeZone: .gmt).parse(text)
+    }
 }
 
 extension Duration {

@@ -70,6 +70,19 @@ extension CatalogStore {
         }
     }
 
+    /// When each source's last successful run finished (ISO 8601 UTC); a source that never succeeded is absent.
+    public func lastSuccessfulImports() async throws -> [FeedSource: String] {
+        try await database.read { db in
+            let statement = try db.cachedStatement(
+                sql: "SELECT finished_at FROM imports WHERE source = ? AND status = 'succeeded' ORDER BY finished_at DESC LIMIT 1")
+            var finished: [FeedSource: String] = [:]
+            for source in FeedSource.allCases {
+                finished[source] = try String.fetchOne(statement, arguments: [source.rawValue])
+            }
+            return finished
+        }
+    }
+
     /// The page states of the last successful run of `source`, by URL.
     public func feedPages(source: FeedSource) async throws -> [String: FeedPageState] {
         try await database.read { db in

@@ -13,6 +13,10 @@ enum Schema {
             try db.execute(sql: filmLinkCountTriggers)
             try db.execute(sql: categoryCountTriggers)
         }
+        migrator.registerMigration("v2: successful imports by source") { db in
+            // Readiness asks for each source's last successful run on every probe.
+            try db.execute(sql: "CREATE INDEX imports_by_source_status ON imports(source, status, finished_at)")
+        }
         return migrator
     }
 

@@ -5,6 +5,8 @@ import CatalogModel
 import CatalogStore
 import Foundation
 import Logging
+import ServiceLifecycle
+import UnixSignals
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -81,12 +83,14 @@ extension Catalogd {
         @Option(help: "Origins browsers may call the API from, comma-separated, or * (CATALOG_CORS_ORIGINS; default none: CORS off).")
         var corsOrigins: String?
         @Option(help: "Base URL for links in responses (CATALOG_PUBLIC_URL; default: from the request's Host).") var publicURL: String?
+        @Option(help: "/readyz fails once a configured feed has not imported successfully for this long, e.g. 1h (CATALOG_STALE_AFTER; default off).")
+        var staleAfter: String?
 
         func run() async throws {
             let logger = try common.bootstrapLogging()
             let configuration = try resolve()
-            let (application, _) = try await buildApplication(configuration, logger: logger)
-            try await application.runService()
+            let (application, components) = try await buildApplication(configuration, logger: logger)
+            try await serviceGroup(application, components: components, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
             logger.info("catalogd stopped")
         }
 
@@ -117,6 +121,7 @@ extension Catalogd {
             configuration.corsOrigins = source("--cors-origins", "CATALOG_CORS_ORIGINS", corsOrigins).string(default: "")
                 .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             configuration.publicURL = try source("--public-url", "CATALOG_PUBLIC_URL", publicURL).url(default: nil)
+            configuration.staleAfter = try source("--stale-after", "CATALOG_STALE_AFTER", staleAfter).duration(default: nil, allowOff: true)
             let tokenFile = source("--api-token-file", "CATALOG_API_TOKEN_FILE", apiTokenFile)
             if let token = source("--api-token", "CATALOG_API_TOKEN", apiToken).value, !token.isEmpty {
                 configuration.apiToken = token

@@ -29,9 +29,22 @@ struct JSONLogHandler: LogHandler {
         writer.string(message.description)
         for (key, value) in metadata.merging(explicit ?? [:], uniquingKeysWith: { $1 }).sorted(by: { $0.key < $1.key }) {
             writer.key(key)
-            writer.string(value.description)
+            Self.write(value, into: &writer)
         }
         writer.objectEnd()
         FileHandle.standardError.write(Data(writer.bytes + [UInt8(ascii: "\n")]))
+    }
+
+    /// Integers and finite numbers given as `.stringConvertible` are written as JSON numbers, so that collectors
+    /// can compare them (`http.duration_ms > 100`); everything else as a string.
+    static func write(_ value: Logger.Metadata.Value, into writer: inout JSONWriter) {
+        switch value {
+        case .stringConvertible(let number as any BinaryInteger):
+            writer.number(literal: "\(number)")
+        case .stringConvertible(let number as Double) where number.isFinite:
+            writer.number(literal: "\(number)")
+        default:
+            writer.string(value.description)
+        }
     }
 }

@@ -313,7 +313,8 @@ struct ChangeFeedTests {
         let (_, components) = try await buildApplication(harness.configuration, logger: Logger(label: "catalogd-tests"))
         try await Self.seed(components.store, count: 6)
         let router = Router()
-        var changes = ChangesController<BasicRequestContext>(store: components.store, notifier: components.notifier)
+        var changes = ChangesController<BasicRequestContext>(
+            store: components.store, notifier: components.notifier, clients: components.metrics.feedClients)
         changes.maximumLag = 2
         changes.streamBatchSize = 1
         changes.addRoutes(to: router.group("changes"))

@@ -27,6 +27,28 @@ struct ImporterTests {
         #expect(pagesRequested == 2)
     }
 
+    @Test func aRunWhoseReportIsFinalNoLongerBlocksTheNextStart() async throws {
+        let harness = try await ImportHarness.start(FixtureCatalog(films: 3, products: 0))
+        defer { Task { await harness.stop() } }
+        // Work between a run's commit and its bookkeeping (a slow completion hook here) widens the window
+        // in which a client that saw the final report could be told the run is still in progress.
+        let importer = Importer(
+            store: harness.store, locations: FeedLocations(films: "\(harness.baseURL)/api/films/", products: ""),
+            client: UpstreamClient(policy: ImportHarness.quickPolicy, logger: harness.logger), logger: harness.logger,
+            onCompletion: { _, _ in Thread.sleep(forTimeInterval: 0.05) })
+        var last: Task<ImportReport, Never>?
+        for round in 1...20 {
+            let (report, completion) = try await importer.start(.films)
+            last = completion
+            var polls = 0
+            while polls < 100_000, try await harness.store.importReport(id: report.id).0?.status == .running { polls += 1 }
+            let final = try await harness.store.importReport(id: report.id).0
+            #expect(final?.status == .succeeded, "round \(round)")
+        }
+        let outcome = await last?.value
+        #expect(outcome?.status == .succeeded)
+    }
+
     @Test(arguments: ["/products", "/products.json", "/products.ndjson"])
     func productsAreImportedFromEveryFormat(path: String) async throws {
         let catalog = FixtureCatalog(films: 0, products: 50)

@@ -8,20 +8,25 @@ import Hummingbird
 /// A stream reads the history from the store at its own pace after each wake-up, so a slow client holds
 /// no buffer on the server and never delays writers or other clients; it only falls behind. A stream that
 /// falls more than `maximumLag` changes behind is closed with a `lagging` event naming the id to resume from.
+/// On graceful shutdown every stream ends with a `shutdown` event naming the id to resume from, and every
+/// long poll answers at once with what it has.
 struct ChangesController<Context: RequestContext> {
     static var defaultLimit: Int { 100 }
     static var defaultLongPollTimeout: Int { 30_000 }
     static var maximumLongPollTimeout: Int { 120_000 }
-    static var heartbeatInterval: Duration { .seconds(15) }
+    static var defaultHeartbeatInterval: Duration { .seconds(15) }
 
     static var defaultMaximumLag: Int { 100_000 }
 
     let store: CatalogStore
     let notifier: ChangeNotifier
+    let clients: FeedClients
     /// Changes a stream may trail the history by before it is told to resume later.
     var maximumLag = Self.defaultMaximumLag
     /// Changes read from the store per wake-up of a stream.
     var streamBatchSize = 500
+    /// Time between comments on an idle stream; a client that has gone is noticed at the next one.
+    var heartbeatInterval = Self.defaultHeartbeatInterval
 
     func addRoutes(to group: RouterGroup<Context>) {
         group.get(use: list)
@@ -75,6 +80,8 @@ struct ChangesController<Context: RequestContext> {
     private func page(since: Int64, limit: Int, entity: String?, wait: Duration?) async throws -> Response {
         var slice = try await slice(since: since, limit: limit, entity: entity)
         if let wait, slice.changes.isEmpty {
+            clients.longPolls.increment()
+            defer { clients.longPolls.decrement() }
             let deadline = ContinuousClock.now + wait
             // Woken by any change; a change of another entity means waiting on, until the deadline.
             while slice.changes.isEmpty, ContinuousClock.now < deadline,
@@ -117,12 +124,16 @@ struct ChangesController<Context: RequestContext> {
         let notifier = self.notifier
         let maximumLag = self.maximumLag
         let batchSize = self.streamBatchSize
+        let heartbeatInterval = self.heartbeatInterval
+        let streams = clients.streams
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-store"
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { writer in
+                streams.increment()
+                defer { streams.decrement() }
                 var last = since
                 try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
                 streaming: while !Task.isCancelled {
@@ -150,7 +161,10 @@ struct ChangesController<Context: RequestContext> {
                         if slice.pending > 0 { continue }
                     }
                     last = max(last, slice.lastSeq)
-                    guard let seq = await notifier.wait(after: last, timeout: Self.heartbeatInterval) else { break streaming }
+                    guard let seq = await notifier.wait(after: last, timeout: heartbeatInterval) else {
+                        try await writer.write(ByteBuffer(string: "event: shutdown\ndata: {\"resume_from\": \(last)}\n\n"))
+                        break streaming
+                    }
                     if seq <= last { try await writer.write(ByteBuffer(string: ": heartbeat\n\n")) }
                 }
                 try await writer.finish(nil)

@@ -6,6 +6,8 @@ import Prometheus
 struct OperationsController<Context: RequestContext> {
     let store: CatalogStore
     let metrics: RequestMetrics
+    /// nil: readiness does not depend on imports (`--stale-after off`, the default).
+    let freshness: ImportFreshness?
 
     func addRoutes(to router: Router<Context>) {
         router.get("healthz", use: health)
@@ -19,10 +21,13 @@ struct OperationsController<Context: RequestContext> {
         JSONResponder.json(Array(#"{"status":"ok"}"#.utf8))
     }
 
-    /// The store is open and fully migrated.
+    /// The store is open and fully migrated, and, with `--stale-after`, every configured source imported recently enough.
     @Sendable func ready(_ request: Request, context: Context) async throws -> Response {
         guard (try? await store.isMigrated()) == true else {
             throw Problem(.serviceUnavailable, type: "not-ready", detail: "the store is not open or not migrated yet")
+        }
+        if let freshness, let reason = freshness.staleness(lastSuccess: try await store.lastSuccessfulImports()) {
+            throw Problem(.serviceUnavailable, type: "imports-stale", detail: reason)
         }
         return JSONResponder.json(Array(#"{"status":"ready"}"#.utf8))
     }
