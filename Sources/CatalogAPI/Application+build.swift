@@ -63,10 +63,11 @@ public func buildApplication(
     let idleTimeout = TimeAmount.nanoseconds(Int64(configuration.idleTimeout / .nanoseconds(1)))
     var application = Application(
         router: router,
-        // Closes connections that stay idle, never finish sending a request head (slowloris) or trickle a body.
+        // Closes connections that stay idle, never finish sending a request head (slowloris) or trickle a body;
+        // lets a client that writes a body whole before reading read an early answer.
         server: .http1(
             configuration: .init(
-                additionalChannelHandlers: [RequestBodyDeadline(timeout: idleTimeout)], idleTimeout: idleTimeout)),
+                additionalChannelHandlers: [RequestBodyDeadline(timeout: idleTimeout), LingeringClose()], idleTimeout: idleTimeout)),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "catalogd"),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger)
