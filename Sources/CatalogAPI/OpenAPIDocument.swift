@@ -249,10 +249,14 @@ paths:
       operationId: upsertProducts
       summary: Batch upsert of products in one transaction; bad records are reported, the rest land.
       description: |
-        The body is a JSON array of products, a DummyJSON page (`{products, total, skip, limit}`), or
-        NDJSON (one product per line; chosen by a `Content-Type` containing `ndjson`, or detected from
-        the body). A later record with the same serial_code replaces an earlier one, which is reported
-        as a rejection.
+        The body is a JSON array of records, a DummyJSON page (`{products, total, skip, limit}`), or
+        NDJSON (one record per line; chosen by a `Content-Type` containing `ndjson`, or detected from
+        the body). A body that is none of these is a `400 malformed-body` and writes nothing.
+        Records are validated one by one, by the importer's own code, so a record may be any JSON value:
+        a bad one (not an object, no key, no name, a negative price…) is not a reason to refuse the
+        request; the answer is `200`, the record is listed in `rejections` with its index and the
+        reason, and every valid record lands. A later record with the same serial_code
+        replaces an earlier one, which is listed in `rejections` too.
       security: [{bearer: []}]
       requestBody:
         required: true
@@ -262,18 +266,21 @@ paths:
             schema:
               oneOf:
                 - type: array
-                  items: {$ref: '#/components/schemas/ProductInput'}
+                  items: {$ref: '#/components/schemas/BatchRecord'}
                 - type: object
                   required: [products, total]
                   properties:
-                    products: {type: array, items: {$ref: '#/components/schemas/ProductInput'}}
+                    products: {type: array, items: {$ref: '#/components/schemas/BatchRecord'}}
                     total: {type: integer, minimum: 0, maximum: 9223372036854775807}
                     skip: {description: Ignored; the batch is the products given.}
                     limit: {description: Ignored; the batch is the products given.}
           application/x-ndjson:
             schema:
               type: string
-              description: One product object per line.
+              description: |
+                One record per line, each as in the JSON array; a line that is not JSON is a rejected
+                record. A line over 1 MiB, or a last line without its line break that is not whole JSON
+                (the body was cut off), is a `400 malformed-body`.
       responses:
         '200':
           description: What the batch changed.
@@ -852,6 +859,15 @@ components:
               pattern: '^[^/\x00-\x1f\x7f]+$'
               description: 'No `/` or control characters.'
             sku: {type: [string, 'null'], minLength: 1, maxLength: 200, pattern: '^[^/\x00-\x1f\x7f]+$'}
+    BatchRecord:
+      description: |
+        One record of a batch: any JSON value is taken. A product as `ProductInput` describes, with its
+        key (`serial_code` or `sku`), is written; any other value is listed in the answer's `rejections`
+        (with its index and the reason) while the rest of the batch lands: a bad record never makes the
+        request fail.
+      anyOf:
+        - {$ref: '#/components/schemas/ProductInput'}
+        - description: Any other JSON value, rejected as a record (listed in `rejections`), not as a request.
     ProductPutInput:
       type: object
       description: |
