@@ -85,6 +85,7 @@ let package = Package(
             dependencies: [
                 "CatalogModel",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -47,7 +47,8 @@ public struct FixtureRequest: Sendable {
 ///
 /// Routes: `/api/films/` (SWAPI pages, `?page=`, `?page_size=`, default 3), `/products` (DummyJSON, `?limit=&skip=`,
 /// default limit 30, 0 for all), `/products.json` (one array), `/products.ndjson`. Every 200 has a strong ETag and
-/// honours `If-None-Match` with 304.
+/// honours `If-None-Match` with 304. `/_fixtures/connections` tells how many TCP connections were accepted
+/// (`{"accepted": N, "open": M}`, the asking connection included).
 public actor FixtureUpstream {
     public static let defaultFilmsPageSize = 3
     public static let defaultProductsLimit = 30
@@ -57,6 +58,8 @@ public actor FixtureUpstream {
     private var requests: [FixtureRequest] = []
     private var requestCount = 0
     private var server: Task<Void, any Error>?
+    /// Every connection accepted, counted as the server accepts it.
+    public nonisolated let connections = FixtureConnectionCounter()
     /// Bodies already rendered, with their ETags, by URL and Host: a conditional request is answered
     /// without rendering, as a real feed's cache would.
     private var rendered: [String: (body: [UInt8], etag: String)] = [:]
@@ -85,12 +88,18 @@ public actor FixtureUpstream {
         router.get("/products", use: pagedProducts)
         router.get("/products.json", use: arrayProducts)
         router.get("/products.ndjson", use: ndjsonProducts)
+        let connections = self.connections
+        router.get("/_fixtures/connections") { _, _ in
+            let body = #"{"accepted": \#(connections.accepted), "open": \#(connections.open)}"#
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+        }
         let (bound, continuation) = AsyncStream.makeStream(of: Int.self)
         var quiet = logger
         // Stopping cancels the server, which Hummingbird logs as an error; nothing else here is worth a line.
         quiet.logLevel = .critical
         let application = Application(
-            router: router, configuration: .init(address: .hostname(host, port: port), serverName: "catalog-fixtures"),
+            router: router, server: .http1(configuration: .init(additionalChannelHandlers: [connections.handler()])),
+            configuration: .init(address: .hostname(host, port: port), serverName: "catalog-fixtures"),
             onServerRunning: { channel in
                 continuation.yield(channel.localAddress?.port ?? 0)
                 continuation.finish()

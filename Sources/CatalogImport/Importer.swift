@@ -134,13 +134,16 @@ public actor Importer {
         logger.info("importing \(report.source.rawValue) from \(location)")
         let outcome: ImportReport
         do {
-            let reader = FeedReader(
-                client: client, store: store, previousPages: try await store.feedPages(source: report.source),
-                deadline: started + client.policy.runTimeout, inMemoryProductLimit: inMemoryProductLimit, progress: progress)
-            let listing: CompletedListing
-            switch report.source {
-            case .films: listing = try await reader.readFilms(from: location, report: &report)
-            case .products: listing = try await reader.readProducts(from: location, pageSize: locations.productPageSize, report: &report)
+            let previousPages = try await store.feedPages(source: report.source)
+            // The pages of one run share connections; the next run, maybe an interval later, opens its own.
+            let listing = try await client.withSharedConnections { client in
+                let reader = FeedReader(
+                    client: client, store: store, previousPages: previousPages, deadline: started + client.policy.runTimeout,
+                    inMemoryProductLimit: inMemoryProductLimit, progress: progress)
+                switch report.source {
+                case .films: return try await reader.readFilms(from: location, report: &report)
+                case .products: return try await reader.readProducts(from: location, pageSize: locations.productPageSize, report: &report)
+                }
             }
             defer { if case .stagedProducts(let staging) = listing.records { staging.discard() } }
             try Task.checkCancellation()

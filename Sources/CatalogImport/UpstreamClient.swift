@@ -95,10 +95,22 @@ public struct UpstreamError: Error, Sendable, CustomStringConvertible {
 public struct UpstreamClient: Sendable {
     public let policy: UpstreamPolicy
     let logger: Logger
+    /// The session the requests share, inside `withSharedConnections`; otherwise each request has its own.
+    private var connections: UpstreamConnections?
 
     public init(policy: UpstreamPolicy = UpstreamPolicy(), logger: Logger) {
         self.policy = policy
         self.logger = logger
+    }
+
+    /// Runs `body` with a client whose requests share one session, so the pages of a run reuse connections
+    /// (and TLS sessions) rather than opening one each; the session and its connections are closed when `body` ends.
+    public func withSharedConnections<T>(_ body: (UpstreamClient) async throws -> T) async rethrows -> T {
+        let connections = UpstreamConnections()
+        defer { connections.invalidate() }
+        var client = self
+        client.connections = connections
+        return try await body(client)
     }
 
     /// Whether a Content-Type may hold a JSON or NDJSON feed: any `json` type (`application/json`,
@@ -140,7 +152,9 @@ public struct UpstreamClient: Sendable {
                 guard ContinuousClock.now + delay < deadline else {
                     throw UpstreamError(url: location, page: page, cause: "\(cause); no time left in the run to retry")
                 }
-                logger.warning("upstream page \(page) (\(location)): \(cause); retry \(attempt) of \(policy.maximumAttempts - 1) in \(Int(delay.timeInterval * 1000)) ms")
+                let milliseconds = Int(delay.timeInterval * 1000)
+                let retry = "retry \(attempt) of \(policy.maximumAttempts - 1) in \(milliseconds) ms"
+                logger.warning("upstream page \(page) (\(location)): \(cause); \(retry)")
                 try await Task.sleep(for: delay)
                 backoff = min(backoff * 2, policy.maximumBackoff)
                 attempt += 1
@@ -184,9 +198,12 @@ public struct UpstreamClient: Sendable {
         request.setValue("catalogd", forHTTPHeaderField: "User-Agent")
         if let etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
         if let lastModified { request.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since") }
+        let shared = connections
+        let connections = shared ?? UpstreamConnections()
+        defer { if shared == nil { connections.invalidate() } }
         let result: BoundedDownload.Result
         do {
-            result = try await BoundedDownload.run(request, limit: policy.maximumResponseBytes, timeout: policy.requestTimeout)
+            result = try await BoundedDownload.run(request, on: connections, limit: policy.maximumResponseBytes, timeout: policy.requestTimeout)
         } catch let error as BoundedDownload.TooLarge {
             return .permanent("response is larger than the \(error.limit)-byte limit")
         } catch is BoundedDownload.TimedOut {
@@ -239,28 +256,28 @@ enum BoundedDownload {
     struct TimedOut: Error {}
 
     /// `timeout` bounds the whole exchange; URLSession's own timeout on Linux only counts whole idle seconds.
-    static func run(_ request: URLRequest, limit: Int, timeout: Duration) async throws -> Result {
+    static func run(_ request: URLRequest, on connections: UpstreamConnections, limit: Int, timeout: Duration) async throws -> Result {
         let delegate = Delegate(limit: limit)
         let timer = Task {
             try await Task.sleep(for: timeout)
             delegate.cancel(because: TimedOut())
         }
         defer { timer.cancel() }
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
-        defer { session.finishTasksAndInvalidate() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                delegate.start(session.dataTask(with: request), continuation: continuation)
+                do {
+                    delegate.start(try connections.dataTask(with: request, reportingTo: delegate), continuation: continuation)
+                } catch {
+                    continuation.resume(throwing: error)
+                }
             }
         } onCancel: {
             delegate.cancel(because: CancellationError())
         }
     }
 
-    /// State is touched from URLSession's delegate queue and from cancellation; the lock serialises both.
+    /// One exchange's state, touched from the session's delegate queue (through `UpstreamConnections`) and from
+    /// cancellation; the lock serialises both.
     final class Delegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         private let lock = NSLock()
         private let limit: Int
@@ -302,8 +319,10 @@ enum BoundedDownload {
             guard response.expectedContentLength > Int64(limit) else { return completionHandler(.allow) }
             lock.withLock { failure = failure ?? TooLarge(limit: limit) }
             completionHandler(.cancel)
-            // Cancelling the task alone lets the transfer run on to its announced end; ending the session closes the connection.
-            session.invalidateAndCancel()
+            // FoundationNetworking ignores the disposition. Cancelling the task takes its transfer out of libcurl
+            // mid-body, and libcurl closes a connection with a partial response rather than keep it: the other
+            // requests of the session go on, and the rest of the body is never read.
+            dataTask.cancel()
         }
 
         func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
@@ -327,7 +346,7 @@ enum BoundedDownload {
                 }
                 return false
             }
-            if stop { session.invalidateAndCancel() }
+            if stop { dataTask.cancel() }
         }
 
         /// Moves the body received so far into a temporary file; called with the lock held.
