@@ -109,6 +109,7 @@ paths:
                       results: {type: array, items: {$ref: '#/components/schemas/Film'}}
         '304': {$ref: '#/components/responses/NotModified'}
         '400': {$ref: '#/components/responses/BadRequest'}
+        '404': {$ref: '#/components/responses/UnknownCursor'}
         '500': {$ref: '#/components/responses/InternalError'}
   /films/{episode_id}:
     parameters:
@@ -243,6 +244,7 @@ paths:
                       results: {type: array, items: {$ref: '#/components/schemas/Product'}}
         '304': {$ref: '#/components/responses/NotModified'}
         '400': {$ref: '#/components/responses/BadRequest'}
+        '404': {$ref: '#/components/responses/UnknownCursor'}
         '500': {$ref: '#/components/responses/InternalError'}
     post:
       tags: [writes]
@@ -405,6 +407,7 @@ paths:
                       results: {type: array, items: {$ref: '#/components/schemas/Category'}}
         '304': {$ref: '#/components/responses/NotModified'}
         '400': {$ref: '#/components/responses/BadRequest'}
+        '404': {$ref: '#/components/responses/UnknownCursor'}
         '500': {$ref: '#/components/responses/InternalError'}
   /categories/{name}:
     parameters:
@@ -521,6 +524,7 @@ paths:
                       results: {type: array, items: {$ref: '#/components/schemas/ImportReport'}}
         '304': {$ref: '#/components/responses/NotModified'}
         '400': {$ref: '#/components/responses/BadRequest'}
+        '404': {$ref: '#/components/responses/UnknownCursor'}
         '500': {$ref: '#/components/responses/InternalError'}
     post:
       tags: [imports]
@@ -683,7 +687,9 @@ components:
     Cursor:
       name: cursor
       in: query
-      description: Opaque; take it from a page's next or previous link (it belongs to that link's ordering).
+      description: >-
+        Opaque; take it from a page's next or previous link (it belongs to that link's ordering). A cursor
+        this service did not issue, or one of another ordering, names no page: 404 naming `cursor`.
       schema: {type: string}
     IfNoneMatch:
       name: If-None-Match
@@ -731,6 +737,15 @@ components:
           schema: {$ref: '#/components/schemas/Problem'}
     Forbidden:
       description: Writes are disabled because no token is configured (`writes-disabled`).
+      headers:
+        X-Request-Id: {$ref: '#/components/headers/RequestId'}
+      content:
+        application/problem+json:
+          schema: {$ref: '#/components/schemas/Problem'}
+    UnknownCursor:
+      description: |
+        The `cursor` names no page of this listing (`unknown-cursor`, with `parameter: cursor`): it was
+        not issued by this service, or belongs to another ordering. Re-list from the first page.
       headers:
         X-Request-Id: {$ref: '#/components/headers/RequestId'}
       content:

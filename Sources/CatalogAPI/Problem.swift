@@ -68,6 +68,8 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return Self.problem(for: error, request: request).response()
         } catch let invalid as InvalidQuery {
             return Problem.badParameter(invalid.parameter, invalid.detail).response()
+        } catch let unknown as UnknownCursor {
+            return Problem(.notFound, type: "unknown-cursor", detail: unknown.detail, extensions: [("parameter", .string("cursor"))]).response()
         } catch let broken as HTTPParserError {
             // The client broke HTTP in the middle of its body (or hung up there): its fault, not the service's.
             return Problem(.badRequest, type: "malformed-body", detail: "the request body is not valid HTTP (\(broken))").response()

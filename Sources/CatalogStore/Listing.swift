@@ -41,6 +41,18 @@ public struct InvalidQuery: Error, Sendable, Equatable {
     }
 }
 
+/// A `cursor` that names no page of this listing: forged, damaged, or from another ordering.
+///
+/// A cursor is opaque, so the client cannot have got its syntax wrong; like Django REST Framework's cursor
+/// pagination, the service answers that the page does not exist (404) rather than that the request is malformed.
+public struct UnknownCursor: Error, Sendable, Equatable {
+    public var detail: String
+
+    public init(detail: String) {
+        self.detail = detail
+    }
+}
+
 public struct FilmFilter: Sendable {
     public var director: String?
     /// Matched against title, director and producer.
@@ -162,8 +174,8 @@ struct ListCursor {
         self.key = key
     }
 
-    init(decoding text: String) throws(InvalidQuery) {
-        let invalid = InvalidQuery(parameter: "cursor", detail: "cursor is not one this service issued; follow the next or previous links")
+    init(decoding text: String) throws(UnknownCursor) {
+        let invalid = UnknownCursor(detail: "no page at this cursor: it is not one this service issued; follow the next or previous links")
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
         guard text.count <= 4096, let data = Data(base64Encoded: base64), let json = try? JSONParser.parse(data),
@@ -196,9 +208,9 @@ extension ListingSpec {
                 parameter: "ordering",
                 detail: "ordering must be one of \(orderingNames.joined(separator: ", ")), optionally prefixed with '-'; got '\(ordering)'")
         }
-        let cursor = try request.cursor.map { text throws(InvalidQuery) in try ListCursor(decoding: text) }
+        let cursor = try request.cursor.map { text throws(UnknownCursor) in try ListCursor(decoding: text) }
         if let cursor, cursor.ordering != ordering {
-            throw InvalidQuery(parameter: "cursor", detail: "cursor belongs to ordering '\(cursor.ordering)', not '\(ordering)'")
+            throw UnknownCursor(detail: "no page at this cursor: it belongs to ordering '\(cursor.ordering)', not '\(ordering)'")
         }
         let forward = cursor?.direction != .previous
         let ascendingInQuery = forward != descending

@@ -150,9 +150,10 @@ struct ReadAPITests {
         try await WriteHarness().run { client, components in
             try await seedCatalogue(components.store)
             let any: HTTPFields = [.ifNoneMatch: "*"]
-            for path in ["/products?ordering=bogus", "/categories?cursor=garbage", "/imports?ordering=bogus"] {
+            for path in ["/products?ordering=bogus", "/films?page_size=0", "/imports?ordering=bogus"] {
                 #expect(try await get(client, path, headers: any).status == .badRequest, "\(path)")
             }
+            #expect(try await get(client, "/categories?cursor=garbage", headers: any).status == .notFound)
             #expect(try await get(client, "/products?page_size=3", headers: any).status == .notModified)
             #expect(try await get(client, "/products/P404", headers: any).status == .notFound)
         }
@@ -290,8 +291,8 @@ struct ReadAPITests {
             let cases: [(String, HTTPResponse.Status, String?)] = [
                 ("/products?page_size=0", .badRequest, "page_size"), ("/products?page_size=1001", .badRequest, "page_size"),
                 ("/products?page_size=abc", .badRequest, "page_size"), ("/products?ordering=password", .badRequest, "ordering"),
-                ("/films?ordering=-nope", .badRequest, "ordering"), ("/products?cursor=garbage", .badRequest, "cursor"),
-                ("/products?ordering=-price&cursor=\(cursor ?? "")", .badRequest, "cursor"), ("/products?min_price=abc", .badRequest, "min_price"),
+                ("/films?ordering=-nope", .badRequest, "ordering"), ("/products?cursor=garbage", .notFound, "cursor"),
+                ("/products?ordering=-price&cursor=\(cursor ?? "")", .notFound, "cursor"), ("/products?min_price=abc", .badRequest, "min_price"),
                 ("/products?max_price=-1", .badRequest, "max_price"), ("/products?in_stock=maybe", .badRequest, "in_stock"),
                 ("/films/abc", .badRequest, "episode_id"), ("/films/0", .badRequest, "episode_id"), ("/imports/x", .badRequest, "id"),
                 ("/films/99", .notFound, nil), ("/products/NOPE", .notFound, nil), ("/categories/nope", .notFound, nil),
