@@ -2,8 +2,8 @@ import CatalogImport
 import CatalogModel
 import CatalogStore
 import Hummingbird
-import NIOCore
 import Logging
+import NIOCore
 import ServiceLifecycle
 
 /// Everything `catalogd serve` can be told; every default works on a laptop (see README, Configuration).
@@ -27,6 +27,8 @@ public struct ServiceConfiguration: Sendable {
     public var corsOrigins: [String] = []
     /// Base of the `url` and `next` links; nil builds them from the request's Host.
     public var publicURL: String?
+    /// Links follow `Forwarded` / `X-Forwarded-Proto` / `X-Forwarded-Host` (behind a proxy that sets them).
+    public var trustsProxy = false
     public var upstream = UpstreamPolicy()
 
     public init() {}
@@ -74,7 +76,7 @@ public func buildRouter(_ components: ServiceComponents, configuration: ServiceC
     if !configuration.corsOrigins.isEmpty { router.add(middleware: CrossOriginMiddleware(origins: configuration.corsOrigins)) }
     router.add(middleware: ProblemMiddleware())
     router.add(middleware: MethodNotAllowedMiddleware())
-    let urls = RequestURLs(publicURL: configuration.publicURL)
+    let urls = RequestURLs(publicURL: configuration.publicURL, trustsProxy: configuration.trustsProxy)
     let store = components.store
     let token = BearerToken(configuration.apiToken)
     let writes = WriteSupport(
