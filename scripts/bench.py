@@ -26,6 +26,7 @@ from loopback import free_port, get_json, memory_kib, wait_for
 
 PAGE_SIZE = 1000
 CATEGORY = "category-3"
+GZIP_PAGE = "/products?page_size=100, gzip"
 
 
 
@@ -75,11 +76,12 @@ def wrk_duration(text):
     return float(number) * {"us": 1e-3, "ms": 1.0, "s": 1e3, "m": 60e3}[unit]
 
 
-def run_wrk(url, pid, duration, connections):
+def run_wrk(url, pid, duration, connections, headers=()):
     """req/s, p50 and p99 in ms, CPU ms per request of the server, errors."""
     cpu_before = cpu_seconds(pid)
     output = subprocess.run(
-        ["wrk", "-t1", f"-c{connections}", f"-d{duration}s", "--timeout", "10s", "--latency", url],
+        ["wrk", "-t1", f"-c{connections}", f"-d{duration}s", "--timeout", "10s", "--latency",
+         *[argument for header in headers for argument in ("-H", header)], url],
         capture_output=True, text=True, timeout=duration + 60, check=True).stdout
     cpu = cpu_seconds(pid) - cpu_before
     requests = int(re.search(r"(\d+) requests in", output).group(1))
@@ -180,6 +182,20 @@ def start_catalogd(args, processes, database, name, extra=()):
     return process, base
 
 
+def page_bytes(url):
+    """Bytes on the wire of a page asked plain and with Accept-Encoding: gzip; the gzip one must inflate to the plain one."""
+    import gzip
+    with urllib.request.urlopen(url, timeout=60) as response:
+        plain = response.read()
+    request = urllib.request.Request(url, headers={"Accept-Encoding": "gzip"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        encoding = response.headers.get("Content-Encoding")
+        compressed = response.read()
+    if encoding != "gzip" or gzip.decompress(compressed) != plain:
+        raise SystemExit(f"{url}: the gzip answer (Content-Encoding: {encoding}) is not the plain page compressed")
+    return {"plain_bytes": len(plain), "gzip_bytes": len(compressed)}
+
+
 def deep_cursor_url(base, path, depth):
     """The URL of the page `depth` rows into the list, found by following `next` links."""
     url = f"{base}{path}{'&' if '?' in path else '?'}page_size=1000"
@@ -218,6 +234,16 @@ def measure_serving(args, processes, database, products, work):
             row["catalogd_uncached"] = run_wrk(uncached_base + path, uncached.pid, args.duration, args.connections)
         results.append(row)
         print(f"  {label}: {row['catalogd']['rps']:,.0f} req/s", flush=True)
+    # The same 100-row page for a gzip client: compressed once per version with the cache, per request without.
+    gzip_header = ["Accept-Encoding: gzip"]
+    row = {"endpoint": GZIP_PAGE,
+           "catalogd": run_wrk(base + "/products?page_size=100", cached.pid, args.duration, args.connections, gzip_header),
+           "catalogd_uncached": run_wrk(uncached_base + "/products?page_size=100", uncached.pid, args.duration, args.connections,
+                                        gzip_header),
+           "bytes": page_bytes(base + "/products?page_size=100")}
+    results.append(row)
+    print(f"  {GZIP_PAGE}: {row['catalogd']['rps']:,.0f} req/s, {row['bytes']['gzip_bytes']:,} bytes "
+          f"instead of {row['bytes']['plain_bytes']:,}", flush=True)
     serving_rss = {"catalogd_peak_rss_mib": memory_kib(cached.pid, "VmHWM") / 1024,
                    "catalogd_rss_mib": memory_kib(cached.pid, "VmRSS") / 1024,
                    "catalogd_uncached_peak_rss_mib": memory_kib(uncached.pid, "VmHWM") / 1024}
@@ -307,6 +333,15 @@ def print_tables(result):
         times = f"{ratio(cached['rps'], datasette['rps']):,.0f}×" if datasette else ""
         print(f"{row['endpoint']:<40} {cached['rps']:15,.0f} {cached['p50_ms']:6.2f}/{cached['p99_ms']:<6.2f} "
               f"{cached['cpu_ms_per_request']:10.3f} {uncached_rps:>15} {datasette_rps:>16} {datasette_latency:>13} {times:>11}")
+    rows = {row["endpoint"]: row for row in result["serving"]}
+    if GZIP_PAGE in rows:
+        plain, compressed = rows["/products?page_size=100"], rows[GZIP_PAGE]
+        sizes = compressed["bytes"]
+        print()
+        print(f"gzip: a 100-row /products page is {sizes['plain_bytes']:,} bytes plain, {sizes['gzip_bytes']:,} gzip "
+              f"({ratio(sizes['plain_bytes'], sizes['gzip_bytes']):.1f}× smaller); repeated, the gzip page serves at "
+              f"{ratio(compressed['catalogd']['rps'], plain['catalogd']['rps']):.2f}× the plain one's req/s "
+              f"(no cache: {ratio(compressed['catalogd_uncached']['rps'], plain['catalogd_uncached']['rps']):.2f}×)")
     memory = result["memory"]
     print()
     print(f"memory: catalogd RSS {memory['catalogd_rss_mib']:.0f} MiB (peak {memory['catalogd_peak_rss_mib']:.0f}), "
@@ -355,13 +390,13 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", required=True)
     parser.add_argument("--venv", required=True)
-    parser.add_argument("--scale", choices=["100k", "1m"], default="100k")
+    parser.add_argument("--scale", choices=["10k", "100k", "1m"], default="100k", help="10k: a quick check of the script")
     parser.add_argument("--duration", type=int, default=5, help="seconds per wrk run")
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--results", default="bench/results.json")
     parser.add_argument("--chart", default="docs/benchmarks.png")
     args = parser.parse_args()
-    products = {"100k": 100_000, "1m": 1_000_000}[args.scale]
+    products = {"10k": 10_000, "100k": 100_000, "1m": 1_000_000}[args.scale]
     work = tempfile.mkdtemp(prefix="catalogd-bench-")
     processes = Processes(work)
     started = time.monotonic()

@@ -29,6 +29,8 @@ public struct ServiceConfiguration: Sendable {
     public var corsOrigins: [String] = []
     /// Base of the `url` and `next` links; nil builds them from the request's Host.
     public var publicURL: String?
+    /// Links follow `Forwarded` / `X-Forwarded-Proto` / `X-Forwarded-Host` (behind a proxy that sets them).
+    public var trustsProxy = false
     public var upstream = UpstreamPolicy()
     /// `/readyz` answers 503 once a configured source has not imported successfully for this long; nil: never.
     public var staleAfter: Duration?
@@ -97,7 +99,7 @@ public func buildRouter(_ components: ServiceComponents, configuration: ServiceC
     if !configuration.corsOrigins.isEmpty { router.add(middleware: CrossOriginMiddleware(origins: configuration.corsOrigins)) }
     router.add(middleware: ProblemMiddleware())
     router.add(middleware: MethodNotAllowedMiddleware())
-    let urls = RequestURLs(publicURL: configuration.publicURL)
+    let urls = RequestURLs(publicURL: configuration.publicURL, trustsProxy: configuration.trustsProxy)
     let store = components.store
     let token = BearerToken(configuration.apiToken)
     let writes = WriteSupport(

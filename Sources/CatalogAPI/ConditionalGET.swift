@@ -24,6 +24,17 @@ struct EntityTag {
         value = "\"\(family)-\(version)-\(String(hash, radix: 16))\""
     }
 
+    private init(value: String) {
+        self.value = value
+    }
+
+    /// The tag of the same bytes sent gzip-compressed: another representation, so another tag (RFC 9110, 8.8.3),
+    /// and a client holding one is never told by a 304 that it has the other.
+    var gzipped: EntityTag { EntityTag(value: String(value.dropLast()) + "-gzip\"") }
+
+    /// This tag, or its gzip form when `gzip` is true.
+    func encoded(gzip: Bool) -> EntityTag { gzip ? gzipped : self }
+
     enum Match {
         case none
         /// `If-None-Match` names this tag: the client has these bytes.
@@ -56,29 +67,57 @@ extension HTTPField.Name {
 enum JSONResponder {
     /// Answers a GET: checks `If-None-Match` against the current version before reading anything
     /// else, then renders with the version the read actually saw.
-    /// Bodies of unchanged data come from `cache` without touching the store beyond its version.
+    /// Bodies of unchanged data come from `cache` without touching the store beyond its version, and so do
+    /// their gzip forms, compressed the first time a client asks for one.
     static func conditionalGET(
         _ request: Request, store: CatalogStore, cache: ResponseCache?, baseURL: String, family: String,
         version: KeyPath<StoreVersions, Int64>, render: () async throws -> (bytes: [UInt8], versions: StoreVersions)
     ) async throws -> Response {
+        let acceptEncoding = AcceptEncoding(request.headers)
         let currentVersions = try store.currentVersions()
         let current = EntityTag(version: currentVersions[keyPath: version], family: family, request: request, baseURL: baseURL)
-        let match = current.match(request)
-        let notModified = { (tag: EntityTag, seq: Int64) in
-            Response(status: .notModified, headers: [.eTag: tag.value, .catalogSeq: String(seq)])
-        }
-        if match == .exact { return notModified(current, currentVersions.lastSeq) }
+        // A gzip client can hold the gzip tag only of a body big enough to be compressed, and the tag pins those
+        // bytes, so the tag it would get is known before the body is.
+        let expected = current.encoded(gzip: acceptEncoding.prefersGzip)
+        if expected.match(request) == .exact { return notModified(expected, seq: currentVersions.lastSeq) }
         if let body = cache?.body(for: current.value) {
-            if match == .any { return notModified(current, currentVersions.lastSeq) }
-            return json(body, tag: current, headers: [.catalogSeq: String(currentVersions.lastSeq)])
+            return try respond(request, body: body, tag: current, seq: currentVersions.lastSeq, acceptEncoding: acceptEncoding, cache: cache)
         }
         // Rendering also validates the request: `*` answers 304 only for a request that has a representation.
         let (bytes, versions) = try await render()
         let rendered = EntityTag(version: versions[keyPath: version], family: family, request: request, baseURL: baseURL)
         let body = ByteBuffer(bytes: bytes)
         cache?.store(body, for: rendered.value, family: family, version: versions[keyPath: version])
-        if match == .any { return notModified(rendered, versions.lastSeq) }
-        return json(body, tag: rendered, headers: [.catalogSeq: String(versions.lastSeq)])
+        return try respond(request, body: body, tag: rendered, seq: versions.lastSeq, acceptEncoding: acceptEncoding, cache: cache)
+    }
+
+    /// 200 with the body in the encoding the client prefers, or 304 when `If-None-Match` names that representation.
+    private static func respond(
+        _ request: Request, body: ByteBuffer, tag plainTag: EntityTag, seq: Int64, acceptEncoding: AcceptEncoding, cache: ResponseCache?
+    ) throws -> Response {
+        let gzip = GzipEncoding.applies(to: body, for: acceptEncoding)
+        let tag = plainTag.encoded(gzip: gzip)
+        if tag.match(request) != .none { return notModified(tag, seq: seq) }
+        var headers: HTTPFields = [.catalogSeq: String(seq)]
+        GzipEncoding.setHeaders(&headers, gzip: gzip)
+        guard gzip else { return json(body, tag: tag, headers: headers) }
+        // Without a cache entry (the cache off, or a body too big for it) the body is compressed for this request only.
+        let compressed = try cache?.gzipBody(for: plainTag.value, plain: body, compress: GzipEncoding.compress) ?? GzipEncoding.compress(body)
+        return json(compressed, tag: tag, headers: headers)
+    }
+
+    private static func notModified(_ tag: EntityTag, seq: Int64) -> Response {
+        Response(status: .notModified, headers: [.eTag: tag.value, .catalogSeq: String(seq), .vary: "Accept-Encoding"])
+    }
+
+    /// A JSON response compressed when the client accepts gzip and the body is big enough; for bodies made
+    /// afresh for every request, which no cache could hold (a page of the change feed).
+    static func negotiatedJSON(_ request: Request, bytes: [UInt8], headers: HTTPFields = [:]) throws -> Response {
+        let body = ByteBuffer(bytes: bytes)
+        var headers = headers
+        let gzip = GzipEncoding.applies(to: body, for: AcceptEncoding(request.headers))
+        GzipEncoding.setHeaders(&headers, gzip: gzip)
+        return json(gzip ? try GzipEncoding.compress(body) : body, headers: headers)
     }
 
     static func json(_ bytes: [UInt8], tag: EntityTag? = nil, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {

@@ -23,6 +23,12 @@ info:
       `ETag` that changes exactly when the response would, and `304 Not Modified` when `If-None-Match`
       names it (weak comparison, lists and `*` accepted). Their 200 and 304 answers also carry
       `X-Catalog-Seq`, the change token the data reflects (follow `GET /changes?since=` from it).
+    - **Compression**: a client that sends `Accept-Encoding: gzip` (q-values read: `gzip;q=0` refuses it,
+      `*` accepts it) gets JSON bodies of 1 KiB or more gzip-compressed, with `Content-Encoding: gzip`;
+      smaller bodies, errors and event streams are sent as they are. The resource GETs and change pages
+      carry `Vary: Accept-Encoding`. A gzip body has its own ETag, the plain one with `-gzip` before the
+      closing quote, and `If-None-Match` answers 304 only for the tag of the representation the request
+      would get.
     - **Lists** use the envelope `{count, next, previous, results}` with opaque keyset cursors in the
       `next` and `previous` links; a link keeps every other parameter of the request.
     - **Errors** are `application/problem+json` (RFC 9457) with `type`, `title`, `status` and `detail`,
@@ -52,11 +58,14 @@ paths:
       summary: Links to every resource.
       parameters:
         - $ref: '#/components/parameters/IfNoneMatch'
+        - $ref: '#/components/parameters/AcceptEncoding'
       responses:
         '200':
           description: The resource links, each an absolute URL ending in `/`.
           headers:
             ETag: {$ref: '#/components/headers/ETag'}
+            Vary: {$ref: '#/components/headers/Vary'}
+            Content-Encoding: {$ref: '#/components/headers/ContentEncoding'}
             X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
             application/json:
@@ -92,11 +101,14 @@ paths:
         - $ref: '#/components/parameters/PageSize'
         - $ref: '#/components/parameters/Cursor'
         - $ref: '#/components/parameters/IfNoneMatch'
+        - $ref: '#/components/parameters/AcceptEncoding'
       responses:
         '200':
           description: One page of films.
           headers:
             ETag: {$ref: '#/components/headers/ETag'}
+            Vary: {$ref: '#/components/headers/Vary'}
+            Content-Encoding: {$ref: '#/components/headers/ContentEncoding'}
             X-Catalog-Seq: {$ref: '#/components/headers/CatalogSeq'}
             X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
@@ -124,11 +136,14 @@ paths:
       summary: One film with its links and derived counts.
       parameters:
         - $ref: '#/components/parameters/IfNoneMatch'
+        - $ref: '#/components/parameters/AcceptEncoding'
       responses:
         '200':
           description: The film.
           headers:
             ETag: {$ref: '#/components/headers/ETag'}
+            Vary: {$ref: '#/components/headers/Vary'}
+            Content-Encoding: {$ref: '#/components/headers/ContentEncoding'}
             X-Catalog-Seq: {$ref: '#/components/headers/CatalogSeq'}
             X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
@@ -227,11 +242,14 @@ paths:
         - $ref: '#/components/parameters/PageSize'
         - $ref: '#/components/parameters/Cursor'
         - $ref: '#/components/parameters/IfNoneMatch'
+        - $ref: '#/components/parameters/AcceptEncoding'
       responses:
         '200':
           description: One page of products.
           headers:
             ETag: {$ref: '#/components/headers/ETag'}
+            Vary: {$ref: '#/components/headers/Vary'}
+            Content-Encoding: {$ref: '#/components/headers/ContentEncoding'}
             X-Catalog-Seq: {$ref: '#/components/headers/CatalogSeq'}
             X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
@@ -309,11 +327,14 @@ paths:
       summary: One product.
       parameters:
         - $ref: '#/components/parameters/IfNoneMatch'
+        - $ref: '#/components/parameters/AcceptEncoding'
       responses:
         '200':
           description: The product.
           headers:
             ETag: {$ref: '#/components/headers/ETag'}
+            Vary: {$ref: '#/components/headers/Vary'}
+            Content-Encoding: {$ref: '#/components/headers/ContentEncoding'}
             X-Catalog-Seq: {$ref: '#/components/headers/CatalogSeq'}
             X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
@@ -390,11 +411,14 @@ paths:
         - $ref: '#/components/parameters/PageSize'
         - $ref: '#/components/parameters/Cursor'
         - $ref: '#/components/parameters/IfNoneMatch'
+        - $ref: '#/components/parameters/AcceptEncoding'
       responses:
         '200':
           description: One page of categories.
           headers:
             ETag: {$ref: '#/components/headers/ETag'}
+            Vary: {$ref: '#/components/headers/Vary'}
+            Content-Encoding: {$ref: '#/components/headers/ContentEncoding'}
             X-Catalog-Seq: {$ref: '#/components/headers/CatalogSeq'}
             X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
@@ -422,11 +446,14 @@ paths:
       summary: One category.
       parameters:
         - $ref: '#/components/parameters/IfNoneMatch'
+        - $ref: '#/components/parameters/AcceptEncoding'
       responses:
         '200':
           description: The category.
           headers:
             ETag: {$ref: '#/components/headers/ETag'}
+            Vary: {$ref: '#/components/headers/Vary'}
+            Content-Encoding: {$ref: '#/components/headers/ContentEncoding'}
             X-Catalog-Seq: {$ref: '#/components/headers/CatalogSeq'}
             X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
@@ -447,8 +474,9 @@ paths:
         ends with `event: lagging` (`data: {"resume_from", "pending"}`), and one whose position falls out
         of the retained history ends with `event: gone` (`data: {"resume_from"}`). `feed=longpoll` waits
         up to `timeout` milliseconds for the first change after `since`. Answers carry
-        `Cache-Control: no-store` and no ETag.
+        `Cache-Control: no-store` and no ETag; pages are gzip-compressed as the resource GETs are, streams never.
       parameters:
+        - $ref: '#/components/parameters/AcceptEncoding'
         - name: since
           in: query
           description: Change token; 0 is the beginning. Defaults to Last-Event-ID for streams, else 0.
@@ -476,6 +504,8 @@ paths:
         '200':
           description: Changes after `since`, oldest first (or the event stream).
           headers:
+            Vary: {$ref: '#/components/headers/Vary'}
+            Content-Encoding: {$ref: '#/components/headers/ContentEncoding'}
             X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
             application/json:
@@ -507,11 +537,14 @@ paths:
         - $ref: '#/components/parameters/PageSize'
         - $ref: '#/components/parameters/Cursor'
         - $ref: '#/components/parameters/IfNoneMatch'
+        - $ref: '#/components/parameters/AcceptEncoding'
       responses:
         '200':
           description: One page of reports.
           headers:
             ETag: {$ref: '#/components/headers/ETag'}
+            Vary: {$ref: '#/components/headers/Vary'}
+            Content-Encoding: {$ref: '#/components/headers/ContentEncoding'}
             X-Catalog-Seq: {$ref: '#/components/headers/CatalogSeq'}
             X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
@@ -577,11 +610,14 @@ paths:
       summary: One import report.
       parameters:
         - $ref: '#/components/parameters/IfNoneMatch'
+        - $ref: '#/components/parameters/AcceptEncoding'
       responses:
         '200':
           description: The report.
           headers:
             ETag: {$ref: '#/components/headers/ETag'}
+            Vary: {$ref: '#/components/headers/Vary'}
+            Content-Encoding: {$ref: '#/components/headers/ContentEncoding'}
             X-Catalog-Seq: {$ref: '#/components/headers/CatalogSeq'}
             X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
@@ -694,12 +730,27 @@ components:
     IfNoneMatch:
       name: If-None-Match
       in: header
-      description: An ETag from an earlier response; the answer is 304 while it is current.
+      description: |
+        An ETag from an earlier response; the answer is 304 while it is current and names the representation
+        the request would get (a `-gzip` tag with `Accept-Encoding: gzip`, the plain tag without).
+      schema: {type: string}
+    AcceptEncoding:
+      name: Accept-Encoding
+      in: header
+      description: |
+        `gzip` (or `*`) with a q-value above 0 gets bodies of 1 KiB or more gzip-compressed; any other coding
+        is ignored and the body sent as it is.
       schema: {type: string}
   headers:
     ETag:
       description: Changes exactly when the data behind the response changes.
       schema: {type: string}
+    Vary:
+      description: '`Accept-Encoding`: the body may be gzip-compressed for a client that accepts it.'
+      schema: {type: string}
+    ContentEncoding:
+      description: '`gzip` when the body is compressed; absent otherwise.'
+      schema: {type: string, enum: [gzip]}
     CatalogSeq:
       description: The change token this response reflects; follow GET /changes?since= from it.
       schema: {type: integer}
@@ -714,6 +765,7 @@ components:
       description: The client's copy (If-None-Match) is current; no body.
       headers:
         ETag: {$ref: '#/components/headers/ETag'}
+        Vary: {$ref: '#/components/headers/Vary'}
         X-Catalog-Seq: {$ref: '#/components/headers/CatalogSeq'}
         X-Request-Id: {$ref: '#/components/headers/RequestId'}
     BadRequest:

@@ -1,28 +1,65 @@
 import Hummingbird
 
-/// Builds this service's own absolute URLs: from `--public-url` when set, else from the request's Host.
+/// Builds this service's own absolute URLs: from `--public-url` when set, else from the request's Host (or, with
+/// `--trust-proxy`, from what the proxy in front says the client asked for).
 struct RequestURLs: Sendable {
     /// Without a trailing slash.
     let publicURL: String?
+    /// Whether `Forwarded`, `X-Forwarded-Proto` and `X-Forwarded-Host` are believed; only a proxy that sets
+    /// them itself, whatever the client sent, makes them safe to believe.
+    let trustsProxy: Bool
 
-    init(publicURL: String?) {
+    init(publicURL: String?, trustsProxy: Bool = false) {
         self.publicURL = publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+        self.trustsProxy = trustsProxy
     }
 
     func base(for request: Request) -> String {
         if let publicURL { return publicURL }
-        let host = request.head.authority ?? ""
-        // The Host header is client input that ends up inside response bodies: accept host[:port] characters only.
-        let isPlausibleHost =
-            !host.isEmpty && host.utf8.count <= 255
-            && host.utf8.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
-                case UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "_"): true
-                default: false
-                }
-            }
-        return "http://" + (isPlausibleHost ? host : "localhost")
+        // The Host header is client input that ends up inside response bodies: accept host[:port] only.
+        var host = request.head.authority.flatMap { Self.isPlausibleHost($0) ? $0 : nil } ?? "localhost"
+        var scheme = "http"
+        if trustsProxy {
+            let origin = ForwardedOrigin(request.headers)
+            scheme = origin.scheme ?? scheme
+            host = origin.host ?? host
+        }
+        return scheme + "://" + host
+    }
+
+    /// `name[:port]` or `[IPv6][:port]`, in at most 255 bytes: letters, digits, `.`, `-` and `_` in a name, hex
+    /// digits, `:` and `.` between brackets, a port up to 65535. No spaces, slashes or control characters.
+    static func isPlausibleHost(_ text: String) -> Bool {
+        var text = text
+        // Read in place: this runs for every request, the cached ones included.
+        return text.withUTF8 { isPlausibleHost(bytes: $0) }
+    }
+
+    private static func isPlausibleHost(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard (1...255).contains(bytes.count) else { return false }
+        let isDigit = { (byte: UInt8) in (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+        let isHex = { (byte: UInt8) in
+            isDigit(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+        }
+        let isNameByte = { (byte: UInt8) in
+            isDigit(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+        }
+        let rest: Slice<UnsafeBufferPointer<UInt8>>
+        if bytes.first == UInt8(ascii: "[") {
+            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")), close > 1,
+                bytes[1..<close].allSatisfy({ isHex($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") })
+            else { return false }
+            rest = bytes[(close + 1)...]
+        } else {
+            let end = bytes.firstIndex(of: UInt8(ascii: ":")) ?? bytes.endIndex
+            guard end > 0, bytes[..<end].allSatisfy(isNameByte) else { return false }
+            rest = bytes[end...]
+        }
+        guard let colon = rest.first else { return true }
+        let port = rest.dropFirst()
+        guard colon == UInt8(ascii: ":"), (1...5).contains(port.count), port.allSatisfy(isDigit) else { return false }
+        return port.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) } <= 65535
     }
 
     /// The URL of the same list with its cursor replaced; every other parameter is kept as the client sent it.

@@ -7,6 +7,8 @@ import Synchronization
 /// base URL: a write moves the version, so a stale entry is never found again. Entries of a family's older
 /// versions are dropped as soon as a newer version is stored, so memory follows the live data rather than
 /// the write rate; beyond that the cache holds at most `byteBudget` bytes and drops the oldest entries first.
+/// An entry keeps the gzip form of its body beside the plain one, made the first time a gzip client asks,
+/// so a page is compressed once per version rather than once per request.
 final class ResponseCache: Sendable {
     static let defaultByteBudget = 32 * 1024 * 1024
 
@@ -16,8 +18,15 @@ final class ResponseCache: Sendable {
         let version: Int64
     }
 
+    private struct Bodies {
+        let plain: ByteBuffer
+        var gzip: ByteBuffer?
+
+        var bytes: Int { plain.readableBytes + (gzip?.readableBytes ?? 0) }
+    }
+
     private struct State {
-        var bodies: [String: ByteBuffer] = [:]
+        var bodies: [String: Bodies] = [:]
         var order: [Entry] = []
         var bytes = 0
         var newestVersion: [String: Int64] = [:]
@@ -25,9 +34,19 @@ final class ResponseCache: Sendable {
         mutating func remove(where isStale: (Entry) -> Bool) {
             order.removeAll { entry in
                 guard isStale(entry) else { return false }
-                if let old = bodies.removeValue(forKey: entry.tag) { bytes -= old.readableBytes }
+                if let old = bodies.removeValue(forKey: entry.tag) { bytes -= old.bytes }
                 return true
             }
+        }
+
+        /// Drops the oldest entries until the bytes held fit `budget`.
+        mutating func evict(toFit budget: Int) {
+            var evicted = 0
+            while bytes > budget, evicted < order.count {
+                if let old = bodies.removeValue(forKey: order[evicted].tag) { bytes -= old.bytes }
+                evicted += 1
+            }
+            order.removeFirst(evicted)
         }
     }
 
@@ -40,7 +59,26 @@ final class ResponseCache: Sendable {
 
     /// The body ready to send: a buffer shares its storage, so handing it out copies nothing.
     func body(for tag: String) -> ByteBuffer? {
-        state.withLock { $0.bodies[tag] }
+        state.withLock { $0.bodies[tag]?.plain }
+    }
+
+    /// The gzip form of `plain`, the body of `tag`: the one kept beside it when there is one, else made by
+    /// `compress` and kept for the next client while the plain body is still cached.
+    ///
+    /// Compression runs outside the lock, so that one page being compressed never holds up every other read;
+    /// two clients asking at the same instant may both compress, and the first result is kept.
+    func gzipBody(for tag: String, plain: ByteBuffer, compress: (ByteBuffer) throws -> ByteBuffer) rethrows -> ByteBuffer {
+        if let kept = state.withLock({ $0.bodies[tag]?.gzip }) { return kept }
+        let compressed = try compress(plain)
+        return state.withLock { state in
+            guard var bodies = state.bodies[tag] else { return compressed }
+            if let kept = bodies.gzip { return kept }
+            bodies.gzip = compressed
+            state.bodies[tag] = bodies
+            state.bytes += compressed.readableBytes
+            state.evict(toFit: byteBudget)
+            return compressed
+        }
     }
 
     func store(_ body: ByteBuffer, for tag: String, family: String, version: Int64) {
@@ -53,15 +91,11 @@ final class ResponseCache: Sendable {
                 state.newestVersion[family] = version
                 state.remove { $0.family == family && $0.version < version }
             }
-            guard state.bodies.updateValue(body, forKey: tag) == nil else { return }
+            guard state.bodies[tag] == nil else { return }
+            state.bodies[tag] = Bodies(plain: body)
             state.order.append(Entry(tag: tag, family: family, version: version))
             state.bytes += body.readableBytes
-            var evicted = 0
-            while state.bytes > byteBudget, evicted < state.order.count {
-                if let old = state.bodies.removeValue(forKey: state.order[evicted].tag) { state.bytes -= old.readableBytes }
-                evicted += 1
-            }
-            state.order.removeFirst(evicted)
+            state.evict(toFit: byteBudget)
         }
     }
 }

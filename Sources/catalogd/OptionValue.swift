@@ -74,6 +74,14 @@ struct OptionSource {
         return text
     }
 
+    /// `true`, `false`, `1`, `0`, `yes`, `no`, `on` or `off`, in any case.
+    func boolean(default fallback: Bool) throws -> Bool {
+        guard let text = value?.trimmingCharacters(in: .whitespaces).lowercased(), !text.isEmpty else { return fallback }
+        if ["true", "1", "yes", "on"].contains(text) { return true }
+        if ["false", "0", "no", "off"].contains(text) { return false }
+        throw fail("'\(text)' is not a boolean; use true or false")
+    }
+
     /// An absolute http(s) URL, or empty; trailing slashes are kept as given.
     func url(default fallback: String?) throws -> String? {
         guard let text = value ?? fallback, !text.isEmpty else { return nil }

@@ -13,6 +13,8 @@ import Testing
 struct WriteHarness {
     let directory: URL
     var configuration = ServiceConfiguration()
+    /// `.live` runs a real HTTP server on a loopback port, for what only the wire shows (encodings, headers).
+    var setup = TestingSetup.router
 
     init(token: String? = "secret", maximumBodyBytes: Int = 32 * 1024 * 1024) {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("catalogd-writes-\(UUID().uuidString)")
@@ -28,7 +30,7 @@ struct WriteHarness {
     func run(_ test: @escaping @Sendable (any TestClientProtocol, ServiceComponents) async throws -> Void) async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let (application, components) = try await buildApplication(configuration, logger: Logger(label: "catalogd-tests"))
-        try await application.test(.router) { client in try await test(client, components) }
+        try await application.test(setup) { client in try await test(client, components) }
     }
 }
 

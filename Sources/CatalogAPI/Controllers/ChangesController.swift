@@ -48,9 +48,9 @@ struct ChangesController<Context: RequestContext> {
         switch feed {
         case nil, "normal", "eventsource":
             if wantsStream { return try await stream(since: since, entity: entity) }
-            return try await page(since: since, limit: limit, entity: entity, wait: nil)
+            return try await page(request, since: since, limit: limit, entity: entity, wait: nil)
         case "longpoll":
-            return try await page(since: since, limit: limit, entity: entity, wait: .milliseconds(timeout ?? Self.defaultLongPollTimeout))
+            return try await page(request, since: since, limit: limit, entity: entity, wait: .milliseconds(timeout ?? Self.defaultLongPollTimeout))
         default:
             throw Problem.badParameter("feed", "feed must be normal, longpoll or eventsource, got '\(feed ?? "")'")
         }
@@ -77,7 +77,7 @@ struct ChangesController<Context: RequestContext> {
         }
     }
 
-    private func page(since: Int64, limit: Int, entity: String?, wait: Duration?) async throws -> Response {
+    private func page(_ request: Request, since: Int64, limit: Int, entity: String?, wait: Duration?) async throws -> Response {
         var slice = try await slice(since: since, limit: limit, entity: entity)
         if let wait, slice.changes.isEmpty {
             clients.longPolls.increment()
@@ -102,7 +102,7 @@ struct ChangesController<Context: RequestContext> {
         writer.key("pending")
         writer.int(slice.pending)
         writer.objectEnd()
-        return JSONResponder.json(writer.bytes, headers: [.cacheControl: "no-store"])
+        return try JSONResponder.negotiatedJSON(request, bytes: writer.bytes, headers: [.cacheControl: "no-store"])
     }
 
     static func write(_ change: Change, into writer: inout JSONWriter) {
