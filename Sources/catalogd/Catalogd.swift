@@ -83,17 +83,16 @@ extension Catalogd {
         @Option(help: "Origins browsers may call the API from, comma-separated, or * (CATALOG_CORS_ORIGINS; default none: CORS off).")
         var corsOrigins: String?
         @Option(help: "Base URL for links in responses (CATALOG_PUBLIC_URL; default: from the request's Host).") var publicURL: String?
-<<<<<<< HEAD
-        @Option(help: "/readyz fails once a configured feed has not imported successfully for this long, e.g. 1h (CATALOG_STALE_AFTER; default off).")
+        @Option(
+            help: "/readyz fails once a configured feed has not imported successfully for this long, e.g. 1h (CATALOG_STALE_AFTER; default off)."
+        )
         var staleAfter: String?
-=======
         @Flag(
             help: """
                 Build links from X-Forwarded-Proto/-Host or Forwarded, as set by a TLS-terminating proxy in front; only behind one \
                 that sets them itself (CATALOG_TRUST_PROXY=true; default off: they are ignored). --public-url wins.
                 """)
         var trustProxy = false
->>>>>>> wip/network
 
         func run() async throws {
             let logger = try common.bootstrapLogging()
@@ -130,11 +129,8 @@ extension Catalogd {
             configuration.corsOrigins = source("--cors-origins", "CATALOG_CORS_ORIGINS", corsOrigins).string(default: "")
                 .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             configuration.publicURL = try source("--public-url", "CATALOG_PUBLIC_URL", publicURL).url(default: nil)
-<<<<<<< HEAD
             configuration.staleAfter = try source("--stale-after", "CATALOG_STALE_AFTER", staleAfter).duration(default: nil, allowOff: true)
-=======
             configuration.trustsProxy = try source("--trust-proxy", "CATALOG_TRUST_PROXY", trustProxy ? "true" : nil).boolean(default: false)
->>>>>>> wip/network
             let tokenFile = source("--api-token-file", "CATALOG_API_TOKEN_FILE", apiTokenFile)
             if let token = source("--api-token", "CATALOG_API_TOKEN", apiToken).value, !token.isEmpty {
                 configuration.apiToken = token

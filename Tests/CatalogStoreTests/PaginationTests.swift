@@ -99,20 +99,23 @@ struct PaginationTests {
         #expect(Set(stayed).isSubset(of: Set(seen)))
     }
 
-    @Test func badOrderingsAndCursorsNameTheParameter() async throws {
+    @Test func badOrderingsNameTheParameterAndForeignCursorsNameNoPage() async throws {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
         let store = temporary.store
         try await Self.seed(store, count: 20)
-        await #expect(throws: InvalidQuery.self) { try await store.products(ProductFilter(), page: PageRequest(ordering: "password")) }
-        let garbage = await #expect(throws: InvalidQuery.self) {
+        let ordering = await #expect(throws: InvalidQuery.self) {
+            try await store.products(ProductFilter(), page: PageRequest(ordering: "password"))
+        }
+        #expect(ordering?.parameter == "ordering")
+        let garbage = await #expect(throws: UnknownCursor.self) {
             try await store.products(ProductFilter(), page: PageRequest(cursor: "not-a-cursor"))
         }
-        #expect(garbage?.parameter == "cursor")
+        #expect(garbage?.detail.contains("not one this service issued") == true)
         let page = try await store.products(ProductFilter(), page: PageRequest(ordering: "name", pageSize: 5))
-        let other = await #expect(throws: InvalidQuery.self) {
+        let other = await #expect(throws: UnknownCursor.self) {
             try await store.products(ProductFilter(), page: PageRequest(ordering: "-price", pageSize: 5, cursor: page.nextCursor))
         }
-        #expect(other?.parameter == "cursor")
+        #expect(other?.detail.contains("belongs to ordering 'name'") == true)
     }
 }
