@@ -460,21 +460,24 @@ PAYLOADS = ["'", "%27%20OR%201%3D1%20--", "%22%3B%20DROP%20TABLE%20products%3B%2
 
 
 def query_params(port):
+    """SQL metacharacters, NUL and bad UTF-8 in every query parameter: answered, never a 5xx."""
     cases = []
     for path, params in QUERY_PARAMS.items():
         for param in params:
+            # A cursor that names no page is a 404 (unknown-cursor); any other bad value a 400.
+            answers = {200, 404} if param == "cursor" else {200, 400}
             for payload in PAYLOADS:
                 target = f"{path}?{param}={payload}"
                 if param == "feed":  # a valid feed stays open; timeout bounds the long poll if one is accepted
                     target += "&timeout=0"
-                cases.append((f"GET {target[:80]}", "GET", target, None, None, {200, 400}, param))
-            cases.append((f"GET {path}?{param}=1&{param}=2", "GET", f"{path}?{param}=1&{param}=2", None, None, {200, 400}, param))
+                cases.append((f"GET {target[:80]}", "GET", target, None, None, answers, param))
+            cases.append((f"GET {path}?{param}=1&{param}=2", "GET", f"{path}?{param}=1&{param}=2", None, None, answers, param))
         cases.append((f"GET {path}?%FF%FE=1", "GET", f"{path}?%FF%FE=1", None, None, {200, 400}, None))
         cases.append((f"GET {path}?%00=1", "GET", f"{path}?%00=1", None, None, {200, 400}, None))
         cases.append((f"GET {path}?&&&==&", "GET", f"{path}?&&&==&", None, None, {200, 400}, None))
         cases.append((f"GET {path}?a=%", "GET", f"{path}?a=%", None, None, {200, 400}, None))
         cases.append((f"GET {path}?search=%G0", "GET", f"{path}?search=%G0", None, None, {200, 400}, None))
-    batch("SQL metacharacters / NUL / bad UTF-8 in every query parameter -> 200 or 400 problem+json", cases, port)
+    batch("SQL metacharacters / NUL / bad UTF-8 in every query parameter -> 200, 400 or 404 (cursor) problem+json", cases, port)
     # Raw (not percent-encoded) bytes in the request line.
     cases = []
     for path in QUERY_PARAMS:

@@ -34,10 +34,13 @@ info:
     - **Errors** are `application/problem+json` (RFC 9457) with `type`, `title`, `status` and `detail`,
       and `Cache-Control: no-store`. `type` is `https://catalogd.dev/problems/` followed by one of:
       `invalid-parameter` (400, with `parameter`), `malformed-body` (400), `unauthorized` (401),
-      `writes-disabled` (403), `not-found` (404), `method-not-allowed` (405, with an `Allow` header),
+      `writes-disabled` (403), `not-found` (404), `unknown-cursor` (404, with `parameter`),
+      `method-not-allowed` (405, with an `Allow` header),
       `import-running` (409, with `import_id`),
       `source-not-configured` (409), `history-gone` (410, with `last_seq`), `body-too-large` (413),
-      `invalid-record` (422), `not-ready` (503), `shutting-down` (503), `internal` (500).
+      `invalid-record` (422), `not-ready` (503), `imports-stale` (503), `shutting-down` (503), `internal` (500).
+      An answer given before the request body was read (413, 401, 403) says `Connection: close`; the rest
+      of the body is read and dropped (up to 64 MiB or 10 s) so that a client sending it whole reads the answer.
       An unknown path is a `404 not-found` problem; a method a path does not take is `405 method-not-allowed`.
     - **Writes** need `Authorization: Bearer <token>` (the token of `--api-token`,
       `CATALOG_API_TOKEN` or `--api-token-file`); with no token configured every write is refused
@@ -222,12 +225,16 @@ paths:
           schema: {type: string}
         - name: min_price
           in: query
-          description: Lowest price, inclusive, as a plain decimal string (compared exactly, no floating point).
-          schema: {type: string, pattern: '^[0-9]+(\.[0-9]{1,6})?$', examples: ['19.99']}
+          description: >-
+            Lowest price, inclusive, as a plain decimal string (compared exactly, no floating point): up to
+            12 digits before the point (leading zeros aside) and 6 after.
+          schema: {type: string, pattern: '^0*[0-9]{1,12}(\.[0-9]{1,6})?$', examples: ['19.99']}
         - name: max_price
           in: query
-          description: Highest price, inclusive, as a plain decimal string (compared exactly, no floating point).
-          schema: {type: string, pattern: '^[0-9]+(\.[0-9]{1,6})?$', examples: ['100']}
+          description: >-
+            Highest price, inclusive, as a plain decimal string (compared exactly, no floating point): up to
+            12 digits before the point (leading zeros aside) and 6 after.
+          schema: {type: string, pattern: '^0*[0-9]{1,12}(\.[0-9]{1,6})?$', examples: ['100']}
         - name: in_stock
           in: query
           description: '`true` for stock > 0, `false` for stock = 0 (`1`/`0` and `yes`/`no` are accepted too).'
@@ -472,8 +479,10 @@ paths:
         (`id:` the seq, `event: change`, `data:` the change as JSON), resuming from `Last-Event-ID` or
         `since`, with a `: heartbeat` comment every 15 seconds; a stream more than 100,000 changes behind
         ends with `event: lagging` (`data: {"resume_from", "pending"}`), and one whose position falls out
-        of the retained history ends with `event: gone` (`data: {"resume_from"}`). `feed=longpoll` waits
-        up to `timeout` milliseconds for the first change after `since`. Answers carry
+        of the retained history ends with `event: gone` (`data: {"resume_from"}`). When the service shuts
+        down, every stream ends with `event: shutdown` (`data: {"resume_from"}`: reconnect with it as
+        `Last-Event-ID`). `feed=longpoll` waits up to `timeout` milliseconds for the first change after
+        `since`, and answers at once with what it has when the service shuts down. Answers carry
         `Cache-Control: no-store` and no ETag; pages are gzip-compressed as the resource GETs are, streams never.
       parameters:
         - $ref: '#/components/parameters/AcceptEncoding'
@@ -650,7 +659,7 @@ paths:
     get:
       tags: [operations]
       operationId: ready
-      summary: The store is open and fully migrated.
+      summary: The store is open and fully migrated, and (with `--stale-after`) every configured feed imported recently enough.
       responses:
         '200':
           description: Ready.
@@ -665,7 +674,9 @@ paths:
                     properties:
                       status: {const: ready}
         '503':
-          description: Not ready (`not-ready`), or shutting down (`shutting-down`).
+          description: >-
+            Not ready (`not-ready`), shutting down (`shutting-down`), or, with `--stale-after`, a configured
+            feed has not imported successfully for that long (`imports-stale`, naming the feed).
           headers:
             X-Request-Id: {$ref: '#/components/headers/RequestId'}
           content:
