@@ -1,6 +1,6 @@
 import CatalogModel
-import Foundation
 import CatalogStore
+import Foundation
 import Hummingbird
 
 /// Reads and validates query parameters; a bad value is a 400 problem that names the parameter.

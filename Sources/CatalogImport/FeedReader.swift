@@ -327,7 +327,11 @@ public struct FeedReader {
         let task: Task<UpstreamAnswer, any Error>
 
         func answer() async throws -> UpstreamAnswer {
-            try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+            try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
         }
 
         /// Stops the request; a body that arrived anyway is deleted (it may be a spooled file).

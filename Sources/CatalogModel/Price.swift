@@ -71,7 +71,6 @@ public struct Price: Sendable, Hashable, CustomStringConvertible {
         return (redundantZeros == 0 ? text : String(text.utf8.dropFirst(redundantZeros)) ?? text, whole * 1_000_000 + fraction)
     }
 
-
     /// `6.4` and `-5` as `0.000064`; what is not a plain mantissa with a small integer exponent is refused.
     private static func plain(mantissa: String, exponent exponentText: String, text: String) throws(RecordError) -> String {
         let parts = mantissa.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)

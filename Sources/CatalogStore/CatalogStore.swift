@@ -66,7 +66,8 @@ public struct CatalogStore: Sendable {
                 products: try Int.fetchOne(try db.cachedStatement(sql: "SELECT COUNT(*) FROM products")) ?? 0,
                 categories: try Int.fetchOne(try db.cachedStatement(sql: "SELECT COUNT(*) FROM categories")) ?? 0,
                 changes: try Int.fetchOne(try db.cachedStatement(sql: "SELECT COUNT(*) FROM changes")) ?? 0,
-                bytes: (try Int.fetchOne(try db.cachedStatement(sql: "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()"))) ?? 0
+                bytes: (try Int.fetchOne(try db.cachedStatement(sql: "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()")))
+                    ?? 0
             )
         }
     }

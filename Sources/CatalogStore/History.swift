@@ -47,14 +47,16 @@ extension CatalogStore {
             var conditions = Conditions()
             conditions.add("seq > ?", since)
             if let entity { conditions.add("entity = ?", entity) }
-            let rows = try Row.fetchAll(try db.cachedStatement(sql: "SELECT seq, entity, key, op, author, at FROM changes \(conditions.whereSQL) ORDER BY seq LIMIT ?"),
+            let rows = try Row.fetchAll(
+                try db.cachedStatement(sql: "SELECT seq, entity, key, op, author, at FROM changes \(conditions.whereSQL) ORDER BY seq LIMIT ?"),
                 arguments: StatementArguments(conditions.arguments + [limit]))
             let changes = rows.map { Change(seq: $0[0], entity: $0[1], key: $0[2], op: $0[3], author: $0[4], at: $0[5]) }
             let shown = changes.last?.seq ?? since
             let pending: Int
             if let entity {
                 pending =
-                    try Int.fetchOne(try db.cachedStatement(sql: "SELECT COUNT(*) FROM changes WHERE seq > ? AND entity = ?"), arguments: [shown, entity]) ?? 0
+                    try Int.fetchOne(
+                        try db.cachedStatement(sql: "SELECT COUNT(*) FROM changes WHERE seq > ? AND entity = ?"), arguments: [shown, entity]) ?? 0
             } else {
                 // Seqs are gapless after the horizon (every write transaction takes them in order, pruning only
                 // removes the oldest), so counting the rest of a long history is a subtraction.

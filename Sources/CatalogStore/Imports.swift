@@ -87,7 +87,9 @@ extension CatalogStore {
     public func feedPages(source: FeedSource) async throws -> [String: FeedPageState] {
         try await database.read { db in
             var pages: [String: FeedPageState] = [:]
-            for row in try Row.fetchAll(try db.cachedStatement(sql: "SELECT url, etag, last_modified, next_url, total, records FROM feed_pages WHERE source = ?"), arguments: [source.rawValue])
+            for row in try Row.fetchAll(
+                try db.cachedStatement(sql: "SELECT url, etag, last_modified, next_url, total, records FROM feed_pages WHERE source = ?"),
+                arguments: [source.rawValue])
             {
                 pages[row[0]] = FeedPageState(url: row[0], etag: row[1], lastModified: row[2], nextURL: row[3], total: row[4], records: row[5])
             }

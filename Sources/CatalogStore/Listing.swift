@@ -223,7 +223,8 @@ extension ListingSpec {
             SELECT \(columns), \(sortExpression), \(keyColumn) FROM \(table) \(pageConditions.whereSQL)
             ORDER BY \(sortExpression) \(direction), \(keyColumn) \(direction) LIMIT ?
             """
-        var fetched = try GRDB.Row.fetchAll(try db.cachedStatement(sql: sql), arguments: StatementArguments(pageConditions.arguments + [request.pageSize + 1]))
+        var fetched = try GRDB.Row.fetchAll(
+            try db.cachedStatement(sql: sql), arguments: StatementArguments(pageConditions.arguments + [request.pageSize + 1]))
         let hasMoreInQueryDirection = fetched.count > request.pageSize
         if hasMoreInQueryDirection { fetched.removeLast() }
         if !forward { fetched.reverse() }
@@ -238,7 +239,8 @@ extension ListingSpec {
             var probe = conditions
             let greater = (cursor.direction == .next) != descending
             probe.add("(\(sortExpression), \(keyColumn)) \(greater ? ">" : "<") (?, ?)", cursor.sortValue, cursor.key)
-            return try Bool.fetchOne(try db.cachedStatement(sql: "SELECT 1 FROM \(table) \(probe.whereSQL) LIMIT 1"), arguments: StatementArguments(probe.arguments))
+            return try Bool.fetchOne(
+                try db.cachedStatement(sql: "SELECT 1 FROM \(table) \(probe.whereSQL) LIMIT 1"), arguments: StatementArguments(probe.arguments))
                 ?? false
         }
         let nextPosition = position(last, .next)
@@ -280,7 +282,9 @@ extension CatalogStore {
             var (rows, next, previous) = try Self.filmListing.page(db, request: request, conditions: conditions, decode: FilmRow.init(row:))
             try FilmRow.attachLinks(to: &rows, db)
             let count =
-                try Int.fetchOne(try db.cachedStatement(sql: "SELECT COUNT(*) FROM films \(conditions.whereSQL)"), arguments: StatementArguments(conditions.arguments))
+                try Int.fetchOne(
+                    try db.cachedStatement(sql: "SELECT COUNT(*) FROM films \(conditions.whereSQL)"),
+                    arguments: StatementArguments(conditions.arguments))
                 ?? 0
             return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db))
         }
@@ -288,8 +292,10 @@ extension CatalogStore {
 
     public func film(episodeID: Int) async throws -> (FilmRow?, StoreVersions) {
         try await database.read { db in
-            var rows = try Row.fetchAll(try db.cachedStatement(sql: "SELECT \(FilmRow.columns) FROM films WHERE episode_id = ?"), arguments: [episodeID])
-                .map(FilmRow.init(row:))
+            var rows = try Row.fetchAll(
+                try db.cachedStatement(sql: "SELECT \(FilmRow.columns) FROM films WHERE episode_id = ?"), arguments: [episodeID]
+            )
+            .map(FilmRow.init(row:))
             try FilmRow.attachLinks(to: &rows, db)
             return (rows.first, try StoreVersions.fetch(db))
         }
@@ -310,10 +316,13 @@ extension CatalogStore {
             if filter.isEmpty {
                 count = try Int.fetchOne(try db.cachedStatement(sql: "SELECT COALESCE(SUM(product_count), 0) FROM categories")) ?? 0
             } else if let category = filter.category, conditions.clauses.count == 1 {
-                count = try Int.fetchOne(try db.cachedStatement(sql: "SELECT product_count FROM categories WHERE name = ?"), arguments: [category]) ?? 0
+                count =
+                    try Int.fetchOne(try db.cachedStatement(sql: "SELECT product_count FROM categories WHERE name = ?"), arguments: [category]) ?? 0
             } else {
                 count =
-                    try Int.fetchOne(try db.cachedStatement(sql: "SELECT COUNT(*) FROM products \(conditions.whereSQL)"), arguments: StatementArguments(conditions.arguments)) ?? 0
+                    try Int.fetchOne(
+                        try db.cachedStatement(sql: "SELECT COUNT(*) FROM products \(conditions.whereSQL)"),
+                        arguments: StatementArguments(conditions.arguments)) ?? 0
             }
             return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db))
         }
@@ -321,7 +330,8 @@ extension CatalogStore {
 
     public func product(serialCode: String) async throws -> (ProductRow?, StoreVersions) {
         try await database.read { db in
-            let row = try Row.fetchOne(try db.cachedStatement(sql: "SELECT \(ProductRow.columns) FROM products WHERE serial_code = ?"), arguments: [serialCode])
+            let row = try Row.fetchOne(
+                try db.cachedStatement(sql: "SELECT \(ProductRow.columns) FROM products WHERE serial_code = ?"), arguments: [serialCode])
             return (row.map(ProductRow.init(row:)), try StoreVersions.fetch(db))
         }
     }
@@ -332,7 +342,9 @@ extension CatalogStore {
             conditions.addSearch(filter.search, columns: ["name"])
             let (rows, next, previous) = try Self.categoryListing.page(db, request: request, conditions: conditions, decode: CategoryRow.init(row:))
             let count =
-                try Int.fetchOne(try db.cachedStatement(sql: "SELECT COUNT(*) FROM categories \(conditions.whereSQL)"), arguments: StatementArguments(conditions.arguments)) ?? 0
+                try Int.fetchOne(
+                    try db.cachedStatement(sql: "SELECT COUNT(*) FROM categories \(conditions.whereSQL)"),
+                    arguments: StatementArguments(conditions.arguments)) ?? 0
             return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db))
         }
     }

@@ -111,7 +111,10 @@ struct RecordTests {
         (#"{"sku": "a\u007fb", "title": "n", "category": "c", "price": 1}"#, "serial_code must not contain '/' or control characters"),
         (#"{"sku": "a\nb", "title": "n", "category": "c", "price": 1}"#, "serial_code must not contain '/' or control characters"),
         (#"{"sku": "", "title": "n", "category": "c", "price": 1}"#, "sku must not be empty"),
-        (#"{"sku": "A", "title": "n", "category": "c", "price": 1, "updated_at": "t", "meta": {"updatedAt": {}}}"#, "updatedAt must be a string, got object"),
+        (
+            #"{"sku": "A", "title": "n", "category": "c", "price": 1, "updated_at": "t", "meta": {"updatedAt": {}}}"#,
+            "updatedAt must be a string, got object"
+        ),
         (#"{"sku": "A", "title": "n", "category": "c", "price": 1, "meta": [null]}"#, "meta must be an object, got array"),
     ])
     func aBadProductIsRejectedNamingTheField(text: String, reason: String) throws {

@@ -18,10 +18,12 @@ struct CategoriesController<Context: RequestContext> {
     }
 
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
-        try await reads.list(request, fetch: {
-            let query = QueryReader(request)
-            return try await store.categories(CategoryFilter(search: try query.search()), page: try query.pageRequest())
-        }, render: { $0.category })
+        try await reads.list(
+            request,
+            fetch: {
+                let query = QueryReader(request)
+                return try await store.categories(CategoryFilter(search: try query.search()), page: try query.pageRequest())
+            }, render: { $0.category })
     }
 
     @Sendable func get(_ request: Request, context: Context) async throws -> Response {

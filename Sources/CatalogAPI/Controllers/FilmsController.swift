@@ -24,11 +24,13 @@ struct FilmsController<Context: RequestContext> {
     }
 
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
-        try await reads.list(request, fetch: {
-            let query = QueryReader(request)
-            let filter = FilmFilter(director: query.string("director"), search: try query.search())
-            return try await store.films(filter, page: try query.pageRequest())
-        }, render: { $0.film })
+        try await reads.list(
+            request,
+            fetch: {
+                let query = QueryReader(request)
+                let filter = FilmFilter(director: query.string("director"), search: try query.search())
+                return try await store.films(filter, page: try query.pageRequest())
+            }, render: { $0.film })
     }
 
     @Sendable func get(_ request: Request, context: Context) async throws -> Response {

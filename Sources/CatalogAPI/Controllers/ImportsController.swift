@@ -29,7 +29,8 @@ struct ImportsController<Context: RequestContext> {
     }
 
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
-        try await reads.list(request, fetch: { try await store.importReports(page: try QueryReader(request).pageRequest()) }, render: { $0.importReport })
+        try await reads.list(
+            request, fetch: { try await store.importReports(page: try QueryReader(request).pageRequest()) }, render: { $0.importReport })
     }
 
     @Sendable func get(_ request: Request, context: Context) async throws -> Response {

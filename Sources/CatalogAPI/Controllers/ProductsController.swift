@@ -26,13 +26,15 @@ struct ProductsController<Context: RequestContext> {
 
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
         // Parameters are read only when the page is not cached: a cached page's URL was valid when it was rendered.
-        try await reads.list(request, fetch: {
-            let query = QueryReader(request)
-            let filter = ProductFilter(
-                category: query.string("category"), brand: query.string("brand"), minimumPrice: try query.price("min_price"),
-                maximumPrice: try query.price("max_price"), inStock: try query.bool("in_stock"), search: try query.search())
-            return try await store.products(filter, page: try query.pageRequest())
-        }, render: { $0.product })
+        try await reads.list(
+            request,
+            fetch: {
+                let query = QueryReader(request)
+                let filter = ProductFilter(
+                    category: query.string("category"), brand: query.string("brand"), minimumPrice: try query.price("min_price"),
+                    maximumPrice: try query.price("max_price"), inStock: try query.bool("in_stock"), search: try query.search())
+                return try await store.products(filter, page: try query.pageRequest())
+            }, render: { $0.product })
     }
 
     @Sendable func get(_ request: Request, context: Context) async throws -> Response {
