@@ -64,12 +64,9 @@ extension Catalogd {
 
         @OptionGroup var common: CommonOptions
         @OptionGroup var upstream: UpstreamOptions
+        @OptionGroup var feeds: FeedOptions
         @Option(help: "Address to listen on (CATALOG_HOST; default 127.0.0.1).") var host: String?
         @Option(help: "Port to listen on (CATALOG_PORT; default 8080).") var port: String?
-        @Option(help: "SWAPI-shaped films feed; empty disables it (CATALOG_FILMS_URL; default the public Star Wars API).") var filmsURL: String?
-        @Option(help: "DummyJSON, JSON array or NDJSON products feed; empty disables it (CATALOG_PRODUCTS_URL; default DummyJSON).")
-        var productsURL: String?
-        @Option(help: "Products asked for per DummyJSON page (CATALOG_PRODUCTS_PAGE_SIZE; default 100).") var productsPageSize: String?
         @Option(help: "Time between scheduled imports, e.g. 30s, 15m, 1h, or off (CATALOG_IMPORT_INTERVAL; default 15m).")
         var importInterval: String?
         @Option(help: "Bearer token for writes (CATALOG_API_TOKEN; default none: writes refused).") var apiToken: String?
@@ -109,11 +106,7 @@ extension Catalogd {
             configuration.databasePath = common.databasePath
             configuration.host = source("--host", "CATALOG_HOST", host).string(default: configuration.host)
             configuration.port = try source("--port", "CATALOG_PORT", port).integer(default: configuration.port, in: 0...65535)
-            configuration.feeds.films = try source("--films-url", "CATALOG_FILMS_URL", filmsURL).url(default: configuration.feeds.films) ?? ""
-            configuration.feeds.products =
-                try source("--products-url", "CATALOG_PRODUCTS_URL", productsURL).url(default: configuration.feeds.products) ?? ""
-            configuration.feeds.productPageSize = try source("--products-page-size", "CATALOG_PRODUCTS_PAGE_SIZE", productsPageSize).integer(
-                default: configuration.feeds.productPageSize, in: 1...10_000)
+            configuration.feeds = try feeds.locations(common)
             configuration.importInterval = try source("--import-interval", "CATALOG_IMPORT_INTERVAL", importInterval).duration(
                 default: configuration.importInterval, allowOff: true)
             configuration.historyRetention =
@@ -171,9 +164,9 @@ extension Catalogd {
 
         @OptionGroup var common: CommonOptions
         @OptionGroup var upstream: UpstreamOptions
+        @OptionGroup var feeds: FeedOptions
         @Argument(help: "films or products") var source: String
-        @Option(help: "Feed URL or file path (default CATALOG_FILMS_URL / CATALOG_PRODUCTS_URL, else the public feed).") var from: String?
-        @Option(help: "Products per DummyJSON page (CATALOG_PRODUCTS_PAGE_SIZE; default 100).") var productsPageSize: String?
+        @Option(help: "Feed URL or file path for this run only (default: the source's feed, as --films-url / --products-url).") var from: String?
         @Flag(help: "Print the report as JSON.") var json = false
 
         func run() async throws {
@@ -181,18 +174,21 @@ extension Catalogd {
             guard let feed = FeedSource(rawValue: source) else {
                 throw ValidationError("source must be films or products, got '\(source)'")
             }
-            var locations = FeedLocations()
-            let environment = common.environment
-            locations.films = environment["CATALOG_FILMS_URL"] ?? locations.films
-            locations.products = environment["CATALOG_PRODUCTS_URL"] ?? locations.products
-            locations.productPageSize = try common.source("--products-page-size", "CATALOG_PRODUCTS_PAGE_SIZE", productsPageSize).integer(
-                default: locations.productPageSize, in: 1...10_000)
+            let locations = try feeds.locations(common)
             let store = try CatalogStore(path: common.databasePath)
             let client = UpstreamClient(policy: try upstream.policy(common), logger: logger)
             let importer = Importer(store: store, locations: locations, client: client, logger: logger)
             let showsProgress = isatty(STDERR_FILENO) == 1 && !json
-            let report = try await importer.run(feed, from: from) { pages, records in
-                if showsProgress { FileHandle.standardError.write(Data("\r\(pages) pages, \(records) records read".utf8)) }
+            let report: ImportReport
+            do {
+                report = try await importer.run(feed, from: from) { pages, records in
+                    if showsProgress { FileHandle.standardError.write(Data("\r\(pages) pages, \(records) records read".utf8)) }
+                }
+            } catch ImportStartError.notConfigured(let source) {
+                let name = source.rawValue
+                let why = "Error: the \(name) feed is disabled: give --from, or set --\(name)-url (CATALOG_\(name.uppercased())_URL)\n"
+                FileHandle.standardError.write(Data(why.utf8))
+                throw ExitCode.failure
             }
             if showsProgress { FileHandle.standardError.write(Data("\n".utf8)) }
             print(json ? ReportText.json(report) : ReportText.text(report))
