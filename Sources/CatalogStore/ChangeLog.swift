@@ -4,23 +4,6 @@ import GRDB
 /// Records the history of one write transaction: one change row per row written, with a
 /// sequence number taken in order, and the resource versions bumped once at the end.
 struct ChangeLog {
-    enum Entity: String {
-        case film
-        case product
-
-        var family: String {
-            switch self {
-            case .film: "films"
-            case .product: "products"
-            }
-        }
-    }
-
-    enum Operation: String {
-        case upsert
-        case delete
-    }
-
     let db: Database
     private var insert: StatementsBySize
     let author: String
@@ -40,12 +23,12 @@ struct ChangeLog {
     }
 
     /// Records that the row `key` of `entity` was written with `nextSeq`.
-    mutating func record(_ entity: Entity, key: String, _ operation: Operation) throws {
+    mutating func record(_ entity: Change.Entity, key: String, _ operation: Change.Operation) throws {
         try record(entity, keys: [key], operation)
     }
 
     /// Records that the rows `keys` of `entity` were written with consecutive seqs from `nextSeq`, in one statement.
-    mutating func record(_ entity: Entity, keys: [String], _ operation: Operation) throws {
+    mutating func record(_ entity: Change.Entity, keys: [String], _ operation: Change.Operation) throws {
         guard !keys.isEmpty else { return }
         let first = nextSeq
         let (author, at) = (author, at)
@@ -67,6 +50,16 @@ struct ChangeLog {
     func finish() throws {
         for family in changedFamilies {
             try db.execute(sql: "UPDATE versions SET version = ? WHERE name = ?", arguments: [nextSeq - 1, family])
+        }
+    }
+}
+
+extension Change.Entity {
+    /// The version family a write to this kind of row moves (`versions.name`).
+    var family: String {
+        switch self {
+        case .film: "films"
+        case .product: "products"
         }
     }
 }

@@ -3,14 +3,33 @@ import GRDB
 
 /// One recorded change: a row of `entity` with `key` was upserted or deleted by `author`.
 public struct Change: Sendable, Equatable {
+    /// The kind of row a change is about; its raw value is the `entity` the change feed shows.
+    public enum Entity: String, Sendable, CaseIterable {
+        case film
+        case product
+    }
+
+    /// What happened to the row; its raw value is the `op` the change feed shows.
+    public enum Operation: String, Sendable, CaseIterable {
+        case upsert
+        case delete
+    }
+
     public var seq: Int64
-    /// `film` or `product`.
-    public var entity: String
+    public var entity: Entity
     public var key: String
-    /// `upsert` or `delete`.
-    public var op: String
+    public var op: Operation
     public var author: String
     public var at: String
+}
+
+/// A value in the store that the code cannot read back (written by something else, or damaged): an error,
+/// never silently taken as some default.
+public struct UnreadableStoredValue: Error, Sendable, Equatable, CustomStringConvertible {
+    public var column: String
+    public var value: String
+
+    public var description: String { "the store holds '\(value)' in \(column), which this version of catalogd cannot read" }
 }
 
 /// A slice of the history after a change token.
@@ -35,7 +54,7 @@ extension CatalogStore {
 
     /// Changes after `since`, oldest first, optionally of one entity; throws `HistoryGone` when `since` is
     /// older than the retained history.
-    public func changes(since: Int64, limit: Int, entity: String? = nil) async throws -> ChangeSlice {
+    public func changes(since: Int64, limit: Int, entity: Change.Entity? = nil) async throws -> ChangeSlice {
         try await database.read { db in
             let lastSeq = try StoreVersions.lastSeq(db)
             let oldest = try Int64.fetchOne(try db.cachedStatement(sql: "SELECT MIN(seq) FROM changes"))
@@ -46,17 +65,18 @@ extension CatalogStore {
             }
             var conditions = Conditions()
             conditions.add("seq > ?", since)
-            if let entity { conditions.add("entity = ?", entity) }
+            if let entity { conditions.add("entity = ?", entity.rawValue) }
             let rows = try Row.fetchAll(
                 try db.cachedStatement(sql: "SELECT seq, entity, key, op, author, at FROM changes \(conditions.whereSQL) ORDER BY seq LIMIT ?"),
                 arguments: StatementArguments(conditions.arguments + [limit]))
-            let changes = rows.map { Change(seq: $0[0], entity: $0[1], key: $0[2], op: $0[3], author: $0[4], at: $0[5]) }
+            let changes = try rows.map(Self.decodeChange)
             let shown = changes.last?.seq ?? since
             let pending: Int
             if let entity {
                 pending =
                     try Int.fetchOne(
-                        try db.cachedStatement(sql: "SELECT COUNT(*) FROM changes WHERE seq > ? AND entity = ?"), arguments: [shown, entity]) ?? 0
+                        try db.cachedStatement(sql: "SELECT COUNT(*) FROM changes WHERE seq > ? AND entity = ?"), arguments: [shown, entity.rawValue])
+                    ?? 0
             } else {
                 // Seqs are gapless after the horizon (every write transaction takes them in order, pruning only
                 // removes the oldest), so counting the rest of a long history is a subtraction.
@@ -64,6 +84,16 @@ extension CatalogStore {
             }
             return ChangeSlice(changes: changes, lastSeq: lastSeq, pending: pending)
         }
+    }
+
+    private static func decodeChange(_ row: Row) throws -> Change {
+        let entityText: String = row["entity"]
+        let operationText: String = row["op"]
+        guard let entity = Change.Entity(rawValue: entityText) else { throw UnreadableStoredValue(column: "changes.entity", value: entityText) }
+        guard let operation = Change.Operation(rawValue: operationText) else {
+            throw UnreadableStoredValue(column: "changes.op", value: operationText)
+        }
+        return Change(seq: row["seq"], entity: entity, key: row["key"], op: operation, author: row["author"], at: row["at"])
     }
 
     /// Deletes history recorded before `cutoff` (an ISO 8601 UTC timestamp); returns how many changes went.

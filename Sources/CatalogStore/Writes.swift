@@ -49,7 +49,7 @@ extension CatalogStore {
         try await deleteRow(.film, table: "films", keyColumn: "episode_id", key: String(episodeID), author: author)
     }
 
-    private func deleteRow(_ entity: ChangeLog.Entity, table: String, keyColumn: String, key: String, author: String) async throws -> Bool {
+    private func deleteRow(_ entity: Change.Entity, table: String, keyColumn: String, key: String, author: String) async throws -> Bool {
         try await database.write { db in
             var log = try ChangeLog(db, author: author)
             try db.execute(sql: "DELETE FROM \(table) WHERE \(keyColumn) = ?", arguments: [key])
@@ -297,7 +297,7 @@ enum RowUpsert {
 
     /// Deletes the rows a feed owns that its listing no longer has; returns how many.
     static func deleteUnlisted(
-        _ db: Database, entity: ChangeLog.Entity, table: String, keyColumn: String, feed: FeedSource, listed: Set<String>,
+        _ db: Database, entity: Change.Entity, table: String, keyColumn: String, feed: FeedSource, listed: Set<String>,
         log: inout ChangeLog
     ) throws -> Int {
         let owned = try String.fetchAll(db, sql: "SELECT CAST(\(keyColumn) AS TEXT) FROM \(table) WHERE source = ?", arguments: [feed.rawValue])

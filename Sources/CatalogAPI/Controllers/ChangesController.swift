@@ -35,9 +35,11 @@ struct ChangesController<Context: RequestContext> {
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
         let query = QueryReader(request)
         let limit = try query.integer("limit", in: 1...CatalogStore.maximumChangeLimit) ?? Self.defaultLimit
-        let entity = query.string("entity")
-        if let entity, !["film", "product"].contains(entity) {
-            throw Problem.badParameter("entity", "entity must be film or product, got '\(entity)'")
+        let entity = try query.string("entity").map { text throws(Problem) in
+            guard let entity = Change.Entity(rawValue: text) else {
+                throw Problem.badParameter("entity", "entity must be film or product, got '\(text)'")
+            }
+            return entity
         }
         let feed = query.string("feed")
         // Checked whatever the feed, so that a bad value is never silently ignored.
@@ -65,7 +67,7 @@ struct ChangesController<Context: RequestContext> {
     }
 
     /// Reads the history, mapping a token older than the retained history to 410.
-    private func slice(since: Int64, limit: Int, entity: String?) async throws -> ChangeSlice {
+    private func slice(since: Int64, limit: Int, entity: Change.Entity?) async throws -> ChangeSlice {
         do {
             return try await store.changes(since: since, limit: limit, entity: entity)
         } catch let gone as HistoryGone {
@@ -77,7 +79,7 @@ struct ChangesController<Context: RequestContext> {
         }
     }
 
-    private func page(_ request: Request, since: Int64, limit: Int, entity: String?, wait: Duration?) async throws -> Response {
+    private func page(_ request: Request, since: Int64, limit: Int, entity: Change.Entity?, wait: Duration?) async throws -> Response {
         var slice = try await slice(since: since, limit: limit, entity: entity)
         if let wait, slice.changes.isEmpty {
             clients.longPolls.increment()
@@ -109,7 +111,9 @@ struct ChangesController<Context: RequestContext> {
         writer.objectStart()
         writer.key("seq")
         writer.int(change.seq)
-        for (name, value) in [("entity", change.entity), ("key", change.key), ("op", change.op), ("author", change.author), ("at", change.at)] {
+        for (name, value) in [
+            ("entity", change.entity.rawValue), ("key", change.key), ("op", change.op.rawValue), ("author", change.author), ("at", change.at),
+        ] {
             writer.key(name)
             writer.string(value)
         }
@@ -117,7 +121,7 @@ struct ChangesController<Context: RequestContext> {
     }
 
     /// Streams every change after `since` as `id: seq` / `data: change` events, with a comment as heartbeat.
-    private func stream(since: Int64, entity: String?) async throws -> Response {
+    private func stream(since: Int64, entity: Change.Entity?) async throws -> Response {
         // Answer 410 before the stream starts rather than inside it.
         _ = try await slice(since: since, limit: 1, entity: entity)
         let store = self.store
