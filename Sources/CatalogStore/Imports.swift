@@ -150,7 +150,7 @@ extension CatalogStore {
     public func importReport(id: Int64) async throws -> (ImportReport?, StoreVersions) {
         try await database.read { db in
             let row = try Row.fetchOne(try db.cachedStatement(sql: "SELECT \(Self.importListing.columns) FROM imports WHERE id = ?"), arguments: [id])
-            return (row.map(Self.decodeReport), try StoreVersions.fetch(db))
+            return (try row.map(Self.decodeReport), try StoreVersions.fetch(db))
         }
     }
 
@@ -173,27 +173,39 @@ extension CatalogStore {
         try bumpImportsVersion(db)
     }
 
-    private static func decodeReport(_ row: Row) -> ImportReport {
-        var report = ImportReport(
-            id: row[0], source: FeedSource(rawValue: row[1]) ?? .products, status: ImportReport.Status(rawValue: row[2]) ?? .failed,
-            startedAt: row[3])
-        report.finishedAt = row[4]
-        report.fetched = row[5]
-        report.inserted = row[6]
-        report.updated = row[7]
-        report.unchanged = row[8]
-        report.deleted = row[9]
-        report.rejected = row[10]
-        if case .array(let elements)? = try? JSONParser.parse(Array((row[11] as String).utf8)) {
-            report.rejections = elements.compactMap { element in
-                guard case .number(let index)? = element["index"], let position = Int(index), case .string(let reason)? = element["reason"]
-                else { return nil }
-                var key: String?
-                if case .string(let text)? = element["key"] { key = text }
-                return Rejection(index: position, key: key, reason: reason)
+    /// A stored report, read by column name; a value the code cannot read is an error, never a default.
+    private static func decodeReport(_ row: Row) throws -> ImportReport {
+        let sourceText: String = row["source"]
+        let statusText: String = row["status"]
+        guard let source = FeedSource(rawValue: sourceText) else { throw UnreadableStoredValue(column: "imports.source", value: sourceText) }
+        guard let status = ImportReport.Status(rawValue: statusText) else {
+            throw UnreadableStoredValue(column: "imports.status", value: statusText)
+        }
+        var report = ImportReport(id: row["id"], source: source, status: status, startedAt: row["started_at"])
+        report.finishedAt = row["finished_at"]
+        report.fetched = row["fetched"]
+        report.inserted = row["inserted"]
+        report.updated = row["updated"]
+        report.unchanged = row["unchanged"]
+        report.deleted = row["deleted"]
+        report.rejected = row["rejected"]
+        report.rejections = try decodeRejections(row["rejections"])
+        report.error = row["error"]
+        return report
+    }
+
+    /// The rejections column: the JSON array `saveReport` wrote.
+    private static func decodeRejections(_ text: String) throws -> [Rejection] {
+        let unreadable = UnreadableStoredValue(column: "imports.rejections", value: String(text.prefix(200)))
+        guard case .array(let elements)? = try? JSONParser.parse(Array(text.utf8)) else { throw unreadable }
+        return try elements.map { element in
+            guard case .number(let index)? = element["index"], let position = Int(index), case .string(let reason)? = element["reason"]
+            else { throw unreadable }
+            switch element["key"] {
+            case .string(let key)?: return Rejection(index: position, key: key, reason: reason)
+            case .null?, nil: return Rejection(index: position, key: nil, reason: reason)
+            default: throw unreadable
             }
         }
-        report.error = row[12]
-        return report
     }
 }

@@ -198,7 +198,7 @@ struct ListCursor {
 extension ListingSpec {
     /// Reads one page: the rows, whether there are rows on either side, and cursors for them.
     func page<Row: Sendable>(
-        _ db: Database, request: PageRequest, conditions: Conditions, decode: (GRDB.Row) -> Row
+        _ db: Database, request: PageRequest, conditions: Conditions, decode: (GRDB.Row) throws -> Row
     ) throws -> (rows: [Row], next: String?, previous: String?) {
         let ordering = request.ordering ?? defaultOrdering
         let descending = ordering.hasPrefix("-")
@@ -247,7 +247,7 @@ extension ListingSpec {
         let previousPosition = position(first, .previous)
         let hasNext = forward ? hasMoreInQueryDirection : try exists(beyond: nextPosition)
         let hasPrevious = forward ? try (cursor != nil && exists(beyond: previousPosition)) : hasMoreInQueryDirection
-        return (fetched.map(decode), hasNext ? nextPosition.encoded() : nil, hasPrevious ? previousPosition.encoded() : nil)
+        return (try fetched.map(decode), hasNext ? nextPosition.encoded() : nil, hasPrevious ? previousPosition.encoded() : nil)
     }
 }
 

@@ -38,7 +38,8 @@ public struct FilmRow: Sendable, Equatable {
             db, sql: "SELECT episode_id, kind, url FROM film_links WHERE episode_id IN (\(placeholders)) ORDER BY episode_id, kind, position",
             arguments: StatementArguments(ids))
         while let row = try cursor.next() {
-            guard let kind = FilmLinkKind(rawValue: row[1]) else { continue }
+            let kindText: String = row[1]
+            guard let kind = FilmLinkKind(rawValue: kindText) else { throw UnreadableStoredValue(column: "film_links.kind", value: kindText) }
             links[row[0], default: [:]][kind, default: []].append(row[2])
         }
         for index in rows.indices {
