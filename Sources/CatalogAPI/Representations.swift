@@ -31,7 +31,7 @@ struct Representations {
             writer.arrayEnd()
         }
         for kind in FilmLinkKind.allCases {
-            writer.key(kind.countField)
+            writer.key("\(kind.singular)_count")
             writer.int(row.counts[kind] ?? 0)
         }
         for (name, value) in [("created", film.created), ("edited", film.edited), ("url", filmURL(film.episodeID)), ("source_url", film.sourceURL)] {

@@ -6,14 +6,14 @@ public enum FilmLinkKind: String, Sendable, CaseIterable {
     case vehicles
     case species
 
-    /// Name of the derived count column and JSON field.
-    public var countField: String {
+    /// One of the things linked: what a count of them is named after (`character_count` in the API and the store).
+    public var singular: String {
         switch self {
-        case .characters: "character_count"
-        case .planets: "planet_count"
-        case .starships: "starship_count"
-        case .vehicles: "vehicle_count"
-        case .species: "species_count"
+        case .characters: "character"
+        case .planets: "planet"
+        case .starships: "starship"
+        case .vehicles: "vehicle"
+        case .species: "species"
         }
     }
 }

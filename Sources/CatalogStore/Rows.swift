@@ -11,8 +11,8 @@ public struct FilmRow: Sendable, Equatable {
     public var changedSeq: Int64
 
     static let columns =
-        "episode_id, title, opening_crawl, director, producer, release_date, created, edited, source_url, "
-        + "character_count, planet_count, starship_count, vehicle_count, species_count, source, changed_seq"
+        (["episode_id", "title", "opening_crawl", "director", "producer", "release_date", "created", "edited", "source_url"]
+        + FilmLinkKind.allCases.map(\.countColumn) + ["source", "changed_seq"]).joined(separator: ", ")
 
     /// Decodes a row selected with `columns`; links are filled in afterwards.
     init(row: Row) {

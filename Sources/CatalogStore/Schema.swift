@@ -159,6 +159,11 @@ enum Schema {
         """
 }
 
+extension FilmLinkKind {
+    /// The `films` column that holds the derived count of this kind of link.
+    var countColumn: String { "\(singular)_count" }
+}
+
 enum FilmLinkKindColumns {
-    static let all: [(kind: String, column: String)] = FilmLinkKind.allCases.map { ($0.rawValue, $0.countField) }
+    static let all: [(kind: String, column: String)] = FilmLinkKind.allCases.map { ($0.rawValue, $0.countColumn) }
 }
