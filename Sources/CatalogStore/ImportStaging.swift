@@ -11,7 +11,7 @@ public struct ImportStaging: Sendable {
     let queue: DatabaseQueue
     public let path: String
 
-    static let columns = "serial_code, name, description, category, brand, price, price_micros, stock, updated_at, source_url"
+    static let columns = ProductColumn.list(ProductColumn.record)
 
     init(directory: String) throws {
         path = URL(fileURLWithPath: directory).appendingPathComponent(".catalog-staging-\(UUID().uuidString).sqlite").path
@@ -37,12 +37,12 @@ public struct ImportStaging: Sendable {
     public func stage(_ batch: [(index: Int, product: Product)]) async throws -> [Rejection] {
         try await queue.write { db in
             let earlier = try db.cachedStatement(sql: "SELECT position FROM staged WHERE serial_code = ?")
-            let insert = try db.cachedStatement(
+            let updates = (["position"] + ProductColumn.values.map(\.rawValue)).map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+            let insert = try DirectStatement(
+                db,
                 sql: """
-                    INSERT INTO staged (position, \(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT(serial_code) DO UPDATE SET position = excluded.position, name = excluded.name, description = excluded.description,
-                        category = excluded.category, brand = excluded.brand, price = excluded.price, price_micros = excluded.price_micros,
-                        stock = excluded.stock, updated_at = excluded.updated_at, source_url = excluded.source_url
+                    INSERT INTO staged (position, \(Self.columns)) VALUES \(RowUpsert.placeholders(rows: 1, columns: ProductColumn.record.count + 1))
+                    ON CONFLICT(serial_code) DO UPDATE SET \(updates)
                     """)
             var replaced: [Rejection] = []
             for (index, product) in batch {
@@ -50,10 +50,10 @@ public struct ImportStaging: Sendable {
                     replaced.append(
                         Rejection(index: position, key: product.serialCode, reason: "duplicate key: replaced by the record at index \(index)"))
                 }
-                try insert.execute(arguments: [
-                    index, product.serialCode, product.name, product.description, product.category, product.brand, product.price.text,
-                    product.price.micros, product.stock, product.updatedAt, product.sourceURL,
-                ])
+                try insert.execute { row in
+                    row.add(index)
+                    ProductColumn.bind(product, into: &row)
+                }
             }
             return replaced
         }
@@ -64,10 +64,7 @@ public struct ImportStaging: Sendable {
         try queue.read { db in
             let rows = try Row.fetchCursor(db, sql: "SELECT \(Self.columns) FROM staged ORDER BY position")
             while let row = try rows.next() {
-                try body(
-                    Product(
-                        serialCode: row[0], name: row[1], description: row[2], category: row[3], brand: row[4],
-                        price: Price(storedText: row[5], micros: row[6]), stock: row[7], updatedAt: row[8], sourceURL: row[9]))
+                try body(ProductColumn.product(row))
             }
         }
     }

@@ -55,15 +55,13 @@ public struct ProductRow: Sendable, Equatable {
     public var source: String
     public var changedSeq: Int64
 
-    static let columns =
-        "serial_code, name, description, category, brand, price, price_micros, stock, updated_at, source_url, source, changed_seq"
+    static let columns = ProductColumn.list(ProductColumn.allCases)
 
+    /// Decodes a row selected with `columns`.
     init(row: Row) {
-        product = Product(
-            serialCode: row[0], name: row[1], description: row[2], category: row[3], brand: row[4],
-            price: Price(storedText: row[5], micros: row[6]), stock: row[7], updatedAt: row[8], sourceURL: row[9])
-        source = row[10]
-        changedSeq = row[11]
+        product = ProductColumn.product(row)
+        source = row[.source]
+        changedSeq = row[.changedSeq]
     }
 }
 

@@ -81,9 +81,7 @@ struct ProductWriter {
     private var pendingKeys: Set<String> = []
     private(set) var counts = WriteCounts()
 
-    private static let columns = [
-        "name", "description", "category", "brand", "price", "price_micros", "stock", "updated_at", "source_url",
-    ]
+    private static let columns = ProductColumn.values.map(\.rawValue)
 
     init(db: Database, mode: WriteMode) {
         self.db = db
@@ -176,16 +174,7 @@ struct ProductWriter {
 
     /// Key, columns and source, then the changed seq unless comparing.
     private static func bind(_ product: Product, source: String, seq: Int64?, into row: inout DirectStatement.Bindings) {
-        row.add(product.serialCode)
-        row.add(product.name)
-        row.add(product.description)
-        row.add(product.category)
-        row.add(product.brand)
-        row.add(product.price.text)
-        row.add(product.price.micros)
-        row.add(product.stock)
-        row.add(product.updatedAt)
-        row.add(product.sourceURL)
+        ProductColumn.bind(product, into: &row)
         row.add(source)
         if let seq { row.add(seq) }
     }
