@@ -7,6 +7,8 @@ WORKDIR /build
 # Dependencies first, in their own layer, so a source change does not fetch them again.
 COPY Package.swift ./
 RUN swift package resolve
+# Sources/CatalogAPI/openapi.yaml, compiled in, is a symbolic link to this file: both must be copied.
+COPY openapi.yaml ./
 COPY Sources ./Sources
 # The manifest names the test targets, so their folders must exist (they are not built).
 COPY Tests ./Tests

@@ -2,7 +2,8 @@ import CatalogModel
 import CatalogStore
 import Hummingbird
 
-/// The JSON shapes of the API, written in a fixed field order (see DESIGN.md, HTTP API).
+/// The JSON shapes of the API (the schemas of `openapi.yaml`), each written with its fields in one fixed order,
+/// so the same data always gives the same bytes.
 struct Representations {
     /// This service's base URL for the request being answered.
     let base: String

@@ -69,7 +69,6 @@ public struct DummyJSONPage: Sendable {
 public enum ProductFeedDocument {
     /// What a product document holds: its records and, when paged, the listing's total.
     public struct Content: Sendable {
-        public var format: ProductFeedFormat
         public var records: [Result<JSONValue, RecordError>]
         public var total: Int?
     }
@@ -80,14 +79,14 @@ public enum ProductFeedDocument {
         let format = declared ?? detectFormat(body)
         switch format {
         case .ndjson:
-            return Content(format: .ndjson, records: try ndjsonRecords(body), total: nil)
+            return Content(records: try ndjsonRecords(body), total: nil)
         case .array, .dummyJSON:
             let json = try parseDocument(body)
             if case .array(let elements) = json {
-                return Content(format: .array, records: elements.map { .success($0) }, total: nil)
+                return Content(records: elements.map { .success($0) }, total: nil)
             }
             let page = try DummyJSONPage(json: json)
-            return Content(format: .dummyJSON, records: page.products.map { .success($0) }, total: page.total)
+            return Content(records: page.products.map { .success($0) }, total: page.total)
         }
     }
 

@@ -58,7 +58,8 @@ public struct ImportReport: Sendable, Equatable {
 }
 
 extension ImportReport {
-    /// The report as JSON, in the shape of DESIGN.md; `url` is its address on the service, when there is one.
+    /// The report as JSON, the `ImportReport` schema of `openapi.yaml` with its fields in that order;
+    /// `url` is its address on the service, when there is one.
     public func write(into writer: inout JSONWriter, url: String?) {
         writer.objectStart()
         writer.key("id")

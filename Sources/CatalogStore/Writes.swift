@@ -8,14 +8,7 @@ public enum WriteMode: Sendable, Equatable {
     /// and every listed row is (again) owned by the feed.
     case mirror(FeedSource)
     /// The records are added or updated through the API; nothing else is touched, and existing rows keep their source.
-    case merge(author: String)
-
-    var author: String {
-        switch self {
-        case .mirror(let source): source.author
-        case .merge(let author): author
-        }
-    }
+    case merge
 }
 
 extension CatalogStore {
@@ -23,7 +16,7 @@ extension CatalogStore {
     public func upsertProducts(_ products: [Product], author: String) async throws -> WriteCounts {
         try await database.write { db in
             var log = try ChangeLog(db, author: author)
-            let counts = try ProductWriter.apply(products, mode: .merge(author: author), db: db, log: &log)
+            let counts = try ProductWriter.apply(products, mode: .merge, db: db, log: &log)
             try log.finish()
             return counts
         }
@@ -33,7 +26,7 @@ extension CatalogStore {
     public func upsertFilms(_ films: [Film], author: String) async throws -> WriteCounts {
         try await database.write { db in
             var log = try ChangeLog(db, author: author)
-            let counts = try FilmWriter(db: db, mode: .merge(author: author)).apply(films, log: &log)
+            let counts = try FilmWriter(db: db, mode: .merge).apply(films, log: &log)
             try log.finish()
             return counts
         }

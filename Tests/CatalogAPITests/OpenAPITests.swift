@@ -4,14 +4,12 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Testing
+import Yams
 
 @testable import CatalogAPI
 @testable import CatalogStore
 
-/// The operations of `openapi.yaml`, read from its `paths:` section by indentation (no YAML dependency).
-///
-/// The file is written in a fixed layout: paths at two spaces, operations at four, `responses:` at six and
-/// status keys (`'200':`) at eight.
+/// The operations of `openapi.yaml`, read with Yams.
 struct SpecOperations {
     struct Operation {
         /// Status codes listed under `responses:`.
@@ -27,67 +25,33 @@ struct SpecOperations {
 
     static let methods: Set<String> = ["get", "put", "post", "delete", "patch", "options"]
 
-    init(_ text: String) {
-        var section = ""
-        var path: String?
-        var operation: String?
-        var inResponses = false
-        var awaitingOrderingEnum = false
-        var inPageSize = false
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            let line = String(rawLine)
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if trimmed.isEmpty { continue }
-            let indent = line.prefix { $0 == " " }.count
-            if indent == 0 {
-                section = trimmed
-                path = nil
-                operation = nil
-                continue
-            }
-            if section == "components:" {
-                if indent == 4 { inPageSize = trimmed == "PageSize:" }
-                if inPageSize, trimmed.hasPrefix("schema:") {
-                    pageSize = (Self.number("minimum", in: trimmed), Self.number("maximum", in: trimmed), Self.number("default", in: trimmed))
+    init(_ document: Yams.Node) {
+        let components = document["components"]
+        // A parameter as written, or the one its `$ref` names under `components/parameters`.
+        func resolved(_ parameter: Yams.Node) -> Yams.Node? {
+            guard let reference = parameter["$ref"]?.string else { return parameter }
+            let prefix = "#/components/parameters/"
+            guard reference.hasPrefix(prefix) else { return nil }
+            return components?["parameters"]?[String(reference.dropFirst(prefix.count))]
+        }
+        for (pathKey, pathItem) in document["paths"]?.mapping ?? [:] {
+            guard let path = pathKey.string else { continue }
+            let shared = pathItem["parameters"]?.array() ?? []
+            for (methodKey, node) in pathItem.mapping ?? [:] {
+                guard let method = methodKey.string, Self.methods.contains(method) else { continue }
+                var operation = Operation()
+                for (statusKey, _) in node["responses"]?.mapping ?? [:] {
+                    if let status = statusKey.string.flatMap({ Int($0) }) { operation.statuses.insert(status) }
                 }
-                continue
-            }
-            guard section == "paths:" else { continue }
-            if indent == 2, trimmed.hasPrefix("/"), trimmed.hasSuffix(":") {
-                path = String(trimmed.dropLast())
-                operation = nil
-                continue
-            }
-            if indent == 4 {
-                let key = String(trimmed.dropLast())
-                inResponses = false
-                awaitingOrderingEnum = false
-                if let path, trimmed.hasSuffix(":"), Self.methods.contains(key) {
-                    operation = "\(key.uppercased()) \(path)"
-                    operations[operation!] = Operation()
-                } else {
-                    operation = nil
+                for parameter in (shared + (node["parameters"]?.array() ?? [])).compactMap(resolved)
+                where parameter["name"]?.string == "ordering" && parameter["in"]?.string == "query" {
+                    operation.orderings = parameter["schema"]?["enum"]?.array(of: String.self)
                 }
-                continue
-            }
-            guard let operation else { continue }
-            if indent == 6 { inResponses = trimmed == "responses:" }
-            if inResponses, indent == 8, trimmed.hasPrefix("'"), let status = Int(trimmed.dropFirst().prefix(3)) {
-                operations[operation]?.statuses.insert(status)
-            }
-            if trimmed == "- name: ordering" { awaitingOrderingEnum = true }
-            if awaitingOrderingEnum, let open = trimmed.range(of: "enum: ["), let close = trimmed[open.upperBound...].firstIndex(of: "]") {
-                let list = trimmed[open.upperBound..<close]
-                operations[operation]?.orderings = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-                awaitingOrderingEnum = false
+                operations["\(method.uppercased()) \(path)"] = operation
             }
         }
-    }
-
-    /// `maximum: 1000` inside a flow mapping such as `{type: integer, minimum: 1, maximum: 1000}`.
-    static func number(_ key: String, in line: String) -> Int? {
-        guard let range = line.range(of: "\(key): ") else { return nil }
-        return Int(line[range.upperBound...].prefix { $0.isNumber })
+        let pageSizeSchema = components?["parameters"]?["PageSize"]?["schema"]
+        pageSize = (pageSizeSchema?["minimum"]?.int, pageSizeSchema?["maximum"]?.int, pageSizeSchema?["default"]?.int)
     }
 
     /// `"GET /films/{episode_id}"` → `"GET /films/{}"`, so parameter names do not matter.
@@ -119,7 +83,8 @@ struct OpenAPITests {
     }
 
     static func spec() throws -> SpecOperations {
-        SpecOperations(try specText())
+        let document = try #require(try Yams.compose(yaml: specText()), "openapi.yaml holds no YAML document")
+        return SpecOperations(document)
     }
 
     /// A router over an empty store in a fresh directory, with both feeds disabled and writes refused.
@@ -138,15 +103,20 @@ struct OpenAPITests {
         try await body(buildRouter(components, configuration: configuration))
     }
 
-    @Test func theServedDocumentIsTheRepositorysFileByteForByte() throws {
+    @Test func theServedDocumentIsTheRepositorysFileByteForByte() async throws {
         let file = Array(try Data(contentsOf: Self.specURL))
-        let embedded = Array(OpenAPIDocument.yaml.utf8)
-        let firstDifference = zip(file, embedded).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(file.count, embedded.count)
-        let identical = file == embedded
-        #expect(
-            identical,
-            "openapi.yaml (\(file.count) bytes) and the served document (\(embedded.count) bytes) differ from byte \(firstDifference): run scripts/embed-openapi"
-        )
+        try await Self.withRouter { router in
+            let application = Application(router: router)
+            try await application.test(.router) { client in
+                let response = try await client.execute(uri: "/openapi.yaml", method: .get)
+                let served = Array(response.body.readableBytesView)
+                let firstDifference = zip(file, served).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(file.count, served.count)
+                let identical = served == file
+                #expect(response.status == .ok)
+                #expect(
+                    identical, "openapi.yaml (\(file.count) bytes) and GET /openapi.yaml (\(served.count) bytes) differ from byte \(firstDifference)")
+            }
+        }
     }
 
     @Test func everyRouteIsAnOperationOfTheSpecAndEveryOperationARoute() async throws {

@@ -5,8 +5,10 @@ import Testing
 @Suite("Feed documents")
 struct FeedTests {
     @Test func aDummyJSONPageGivesItsProductsAndTotal() throws {
-        let content = try ProductFeedDocument.parse(Array(#"{"products": [{"sku": "A"}, {"sku": "B"}], "total": 10, "skip": 0, "limit": 2}"#.utf8))
-        #expect(content.format == .dummyJSON)
+        let body = Array(#"{"products": [{"sku": "A"}, {"sku": "B"}], "total": 10, "skip": 0, "limit": 2}"#.utf8)
+        let detected = ProductFeedDocument.detectFormat(body)
+        #expect(detected == .dummyJSON)
+        let content = try ProductFeedDocument.parse(body)
         #expect(content.records.count == 2)
         #expect(content.total == 10)
         let written = try ProductFeedDocument.parse(Array(#"{"products": [], "total": 215891.0}"#.utf8))
@@ -17,15 +19,19 @@ struct FeedTests {
     }
 
     @Test func aPlainArrayIsOneWholeListing() throws {
-        let content = try ProductFeedDocument.parse(Array(#"[{"sku": "A"}, {"sku": "B"}, {"sku": "C"}]"#.utf8))
-        #expect(content.format == .array)
+        let body = Array(#"[{"sku": "A"}, {"sku": "B"}, {"sku": "C"}]"#.utf8)
+        let detected = ProductFeedDocument.detectFormat(body)
+        #expect(detected == .array)
+        let content = try ProductFeedDocument.parse(body)
         #expect(content.records.count == 3)
         #expect(content.total == nil)
     }
 
     @Test func ndjsonIsDetectedAndABadLineIsOneRejectedRecord() throws {
-        let content = try ProductFeedDocument.parse(Array("{\"sku\": \"A\"}\nnot json\n\r\n{\"sku\": \"B\"}\n".utf8))
-        #expect(content.format == .ndjson)
+        let body = Array("{\"sku\": \"A\"}\nnot json\n\r\n{\"sku\": \"B\"}\n".utf8)
+        let detected = ProductFeedDocument.detectFormat(body)
+        #expect(detected == .ndjson)
+        let content = try ProductFeedDocument.parse(body)
         #expect(content.records.count == 3)
         let failures = content.records.filter { if case .failure = $0 { true } else { false } }.count
         #expect(failures == 1)
