@@ -42,7 +42,7 @@ struct BackupTests {
             backups.append(try await store.backup(to: temporary.directory.appendingPathComponent("copy-\(number).sqlite").path))
         }
         writer.cancel()
-        let batches = try await writer.value
+        let batches = await writer.value
         let final = try await store.versions().lastSeq
         #expect(backups.map(\.lastSeq) == backups.map(\.lastSeq).sorted() && Set(backups.map(\.lastSeq)).count == 3, "the writer ran between backups")
         #expect((backups.last?.lastSeq ?? .max) < final, "the writer ran after the last backup (\(batches) batches)")
