@@ -1,3 +1,4 @@
+import CatalogModel
 import Foundation
 import Hummingbird
 
@@ -10,15 +11,12 @@ struct EntityTag {
 
     init(version: Int64, family: String, request: Request, baseURL: String) {
         // FNV-1a over "family:version:base:uri", fed part by part rather than built as one string per request.
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func mix(_ text: String) {
-            for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-        }
+        var hash = FNV1a()
         for (position, part) in [family, String(version), baseURL, request.uri.string].enumerated() {
-            if position > 0 { mix(":") }
-            mix(part)
+            if position > 0 { hash.combine(":".utf8) }
+            hash.combine(part.utf8)
         }
-        value = "\"\(family)-\(version)-\(String(hash, radix: 16))\""
+        value = "\"\(family)-\(version)-\(String(hash.value, radix: 16))\""
     }
 
     private init(value: String) {
