@@ -98,7 +98,6 @@ public func buildRouter(_ components: ServiceComponents, configuration: ServiceC
     router.add(middleware: RequestLogMiddleware(metrics: components.metrics))
     if !configuration.corsOrigins.isEmpty { router.add(middleware: CrossOriginMiddleware(origins: configuration.corsOrigins)) }
     router.add(middleware: ProblemMiddleware())
-    router.add(middleware: MethodNotAllowedMiddleware())
     let urls = RequestURLs(publicURL: configuration.publicURL, trustsProxy: configuration.trustsProxy)
     let store = components.store
     let token = BearerToken(configuration.apiToken)
@@ -106,15 +105,22 @@ public func buildRouter(_ components: ServiceComponents, configuration: ServiceC
         token: token, maximumBodyBytes: configuration.maximumBodyBytes, notifier: components.notifier, store: store)
     // Encoded pages of unchanged data, shared by every resource; its keys carry the store version.
     let cache = ResponseCache(byteBudget: configuration.responseCacheBytes)
-    RootController(urls: urls).addRoutes(to: router)
-    FilmsController(store: store, urls: urls, writes: writes, cache: cache).addRoutes(to: router.group("films"))
-    ProductsController(store: store, urls: urls, writes: writes, cache: cache).addRoutes(to: router.group("products"))
-    CategoriesController(store: store, urls: urls, cache: cache).addRoutes(to: router.group("categories"))
-    ChangesController(store: store, notifier: components.notifier, clients: components.metrics.feedClients).addRoutes(to: router.group("changes"))
-    ImportsController(store: store, importer: components.importer, token: token, urls: urls, cache: cache).addRoutes(to: router.group("imports"))
+    // `GET /` links to each resource in the order it is added here.
+    var resources: [String] = []
+    func resource(_ name: String) -> RouterGroup<BasicRequestContext> {
+        resources.append(name)
+        return router.group(RouterPath(name))
+    }
+    FilmsController(store: store, urls: urls, writes: writes, cache: cache).addRoutes(to: resource("films"))
+    ProductsController(store: store, urls: urls, writes: writes, cache: cache).addRoutes(to: resource("products"))
+    CategoriesController(store: store, urls: urls, cache: cache).addRoutes(to: resource("categories"))
+    ChangesController(store: store, notifier: components.notifier, clients: components.metrics.feedClients).addRoutes(to: resource("changes"))
+    ImportsController(store: store, importer: components.importer, token: token, urls: urls, cache: cache).addRoutes(to: resource("imports"))
+    RootController(urls: urls, resources: resources).addRoutes(to: router)
     let freshness = configuration.staleAfter.map {
         ImportFreshness(sources: components.importer.configuredSources, staleAfter: $0, serviceStarted: Date())
     }
     OperationsController(store: store, metrics: components.metrics, freshness: freshness).addRoutes(to: router)
+    router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
     return router
 }

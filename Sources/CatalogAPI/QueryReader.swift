@@ -69,6 +69,18 @@ struct QueryReader {
         return decoded
     }
 
+    /// A path parameter that must be a positive integer, such as `/films/{episode_id}`.
+    ///
+    /// Hummingbird's `parameters.require(_:as:)` would take 0 and negatives, and its error names neither the
+    /// parameter nor the rule: the problem it renders is not this 400 `invalid-parameter`.
+    static func positiveInteger<Integer: FixedWidthInteger, Context: RequestContext>(
+        _ name: String, _ context: Context, as: Integer.Type
+    ) throws(Problem) -> Integer {
+        let text = context.parameters.get(name) ?? ""
+        guard let value = Integer(text), value > 0 else { throw Problem.badParameter(name, "\(name) must be a positive integer, got '\(text)'") }
+        return value
+    }
+
     /// `ordering`, `page_size` and `cursor`.
     func pageRequest() throws(Problem) -> PageRequest {
         // An empty ordering names none of the allowed ones: a 400 like any other unknown one.

@@ -201,9 +201,9 @@ public actor FixtureUpstream {
 
     /// FNV-1a over the body: strong, and the same for the same bytes.
     static func entityTag(_ body: [UInt8]) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in body { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-        return "\"\(String(hash, radix: 16))\""
+        var hash = FNV1a()
+        hash.combine(body)
+        return "\"\(String(hash.value, radix: 16))\""
     }
 
     static func base(of request: Request) -> String {

@@ -173,6 +173,32 @@ struct ReadAPITests {
         }
     }
 
+    @Test func everyKnownPathNamesTheMethodsItTakesInAllow() async throws {
+        let expected = [
+            "/": "GET, HEAD", "/films": "GET, HEAD", "/films/4": "GET, HEAD, PUT, DELETE", "/products": "GET, HEAD, POST",
+            "/products/P1": "GET, HEAD, PUT, DELETE", "/categories": "GET, HEAD", "/categories/c0": "GET, HEAD", "/changes": "GET, HEAD",
+            "/imports": "GET, HEAD, POST", "/imports/1": "GET, HEAD", "/healthz": "GET, HEAD", "/readyz": "GET, HEAD", "/metrics": "GET, HEAD",
+            "/openapi.yaml": "GET, HEAD",
+        ]
+        try await WriteHarness().run { client, _ in
+            for (path, allow) in expected {
+                let response = try await client.execute(uri: path, method: .init("TRACE")!, headers: [:])
+                let (status, header) = (response.status, response.headers[.allow])
+                #expect(status == .methodNotAllowed, "TRACE \(path)")
+                #expect(header == allow, "TRACE \(path)")
+            }
+        }
+    }
+
+    @Test func theRootLinksEveryResourceInTheREADMEsOrder() async throws {
+        try await WriteHarness().run { client, _ in
+            let body = String(buffer: try await get(client, "/").body)
+            // The links hold no comma: each member is `"name":"url"`.
+            let names = body.split(separator: ",").map { String($0.drop { $0 != "\"" }.dropFirst().prefix { $0 != "\"" }) }
+            #expect(names == ["films", "products", "categories", "changes", "imports"])
+        }
+    }
+
     @Test func pricesAreServedExactlyAsWritten() async throws {
         try await WriteHarness().run { client, components in
             try await seedCatalogue(components.store)

@@ -70,10 +70,6 @@ struct FilmsController<Context: RequestContext> {
     }
 
     static func episodeID(_ context: Context) throws(Problem) -> Int {
-        let text = context.parameters.get("episode_id") ?? ""
-        guard let episodeID = Int(text), episodeID > 0 else {
-            throw Problem.badParameter("episode_id", "episode_id must be a positive integer, got '\(text)'")
-        }
-        return episodeID
+        try QueryReader.positiveInteger("episode_id", context, as: Int.self)
     }
 }

@@ -34,8 +34,7 @@ struct ImportsController<Context: RequestContext> {
     }
 
     @Sendable func get(_ request: Request, context: Context) async throws -> Response {
-        let text = context.parameters.get("id") ?? ""
-        guard let id = Int64(text), id > 0 else { throw Problem.badParameter("id", "id must be a positive integer, got '\(text)'") }
+        let id = try QueryReader.positiveInteger("id", context, as: Int64.self)
         return try await reads.item(
             request, notFound: "no import with id \(id)", fetch: { try await store.importReport(id: id) }, render: { $0.importReport })
     }

@@ -3,9 +3,9 @@ import Hummingbird
 
 /// `GET /`: links to every resource, like SWAPI's root.
 struct RootController<Context: RequestContext> {
-    static var resources: [String] { ["films", "products", "categories", "changes", "imports"] }
-
     let urls: RequestURLs
+    /// The top-level paths the resource controllers are added at, in the order the links are written.
+    let resources: [String]
 
     func addRoutes(to router: Router<Context>) {
         router.get("/", use: root)
@@ -15,7 +15,7 @@ struct RootController<Context: RequestContext> {
         let base = urls.base(for: request)
         let bytes = Representations.single { writer in
             writer.objectStart()
-            for resource in Self.resources {
+            for resource in resources {
                 writer.key(resource)
                 writer.string("\(base)/\(resource)/")
             }

@@ -1,9 +1,3 @@
-import CatalogModel
-import CatalogStore
-import Foundation
-import Logging
-import ServiceLifecycle
-
 /// Wakes change-feed clients when the history moves, from one poll of the store for the whole process.
 ///
 /// Polling `lastSeq` (one indexed read every `pollInterval`) also sees commits made by other processes on
@@ -58,55 +52,5 @@ public actor ChangeNotifier {
     private func expire(_ id: Int) {
         guard let waiter = waiters.removeValue(forKey: id) else { return }
         waiter.continuation.resume(returning: isShuttingDown ? nil : latest)
-    }
-}
-
-/// Runs the notifier's poll as a service, and closes change streams on graceful shutdown.
-struct ChangeNotifierService: Service {
-    static let pollInterval: Duration = .milliseconds(200)
-
-    let notifier: ChangeNotifier
-    let store: CatalogStore
-    let logger: Logger
-
-    func run() async throws {
-        await withGracefulShutdownHandler {
-            while !Task.isCancelled && !Task.isShuttingDownGracefully {
-                do {
-                    await notifier.publish(try await store.versions().lastSeq)
-                } catch {
-                    logger.warning("change notifier could not read the store: \(error)")
-                }
-                try? await Task.sleep(for: Self.pollInterval)
-            }
-        } onGracefulShutdown: {
-            Task { await notifier.shutDown() }
-        }
-    }
-}
-
-/// Prunes history older than the retention, at start-up and then every hour.
-struct HistoryPruningService: Service {
-    static let interval: Duration = .seconds(3600)
-
-    let store: CatalogStore
-    let retention: Duration
-    let logger: Logger
-
-    func run() async throws {
-        while !Task.isShuttingDownGracefully {
-            let cutoff = Timestamp.string(from: Date(timeIntervalSinceNow: -retention.timeInterval))
-            do {
-                let pruned = try await store.pruneHistory(before: cutoff)
-                if pruned > 0 { logger.info("pruned \(pruned) changes recorded before \(cutoff)") }
-            } catch {
-                logger.warning("history pruning failed: \(error)")
-            }
-            do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: Self.interval) }
-            } catch {
-                return
-            }
-        }
     }
 }

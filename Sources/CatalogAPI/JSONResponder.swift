@@ -1,67 +1,6 @@
-import CatalogModel
 import CatalogStore
-import Foundation
 import HTTPTypes
 import Hummingbird
-
-/// Entity tags for GET responses and the `If-None-Match` check.
-///
-/// A tag is a hash of the resource family's store version and everything else that shapes the bytes
-/// (path, query, base URL), so it changes exactly when the response would.
-struct EntityTag {
-    let value: String
-
-    init(version: Int64, family: String, request: Request, baseURL: String) {
-        // FNV-1a over "family:version:base:uri", fed part by part rather than built as one string per request.
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func mix(_ text: String) {
-            for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-        }
-        for (position, part) in [family, String(version), baseURL, request.uri.string].enumerated() {
-            if position > 0 { mix(":") }
-            mix(part)
-        }
-        value = "\"\(family)-\(version)-\(String(hash, radix: 16))\""
-    }
-
-    private init(value: String) {
-        self.value = value
-    }
-
-    /// The tag of the same bytes sent gzip-compressed: another representation, so another tag (RFC 9110, 8.8.3),
-    /// and a client holding one is never told by a 304 that it has the other.
-    var gzipped: EntityTag { EntityTag(value: String(value.dropLast()) + "-gzip\"") }
-
-    /// This tag, or its gzip form when `gzip` is true.
-    func encoded(gzip: Bool) -> EntityTag { gzip ? gzipped : self }
-
-    enum Match {
-        case none
-        /// `If-None-Match` names this tag: the client has these bytes.
-        case exact
-        /// `If-None-Match: *`: any current representation matches, once the request is known to have one.
-        case any
-    }
-
-    /// How `If-None-Match` relates to this tag; weak comparison and lists as RFC 9110 says.
-    func match(_ request: Request) -> Match {
-        var sawAny = false
-        for header in request.headers[values: .ifNoneMatch] {
-            for candidate in header.split(separator: ",") {
-                var tag = candidate.trimmingCharacters(in: .whitespaces)
-                if tag == "*" { sawAny = true }
-                if tag.hasPrefix("W/") { tag.removeFirst(2) }
-                if tag == value { return .exact }
-            }
-        }
-        return sawAny ? .any : .none
-    }
-}
-
-extension HTTPField.Name {
-    /// The change token the response reflects: a client that re-lists resumes `GET /changes?since=` from it.
-    static let catalogSeq = HTTPField.Name("X-Catalog-Seq")!
-}
 
 /// Builds JSON responses, and answers GETs with 304 when the client has the current bytes already.
 enum JSONResponder {
@@ -132,41 +71,7 @@ enum JSONResponder {
     }
 }
 
-/// The GET handlers of one resource family: conditional on its version, rendered for the request's base URL.
-struct ResourceReads: Sendable {
-    let store: CatalogStore
-    let urls: RequestURLs
-    /// Names the family in ETags.
-    let family: String
-    let version: any KeyPath<StoreVersions, Int64> & Sendable
-    let cache: ResponseCache
-
-    /// A page of the list in the envelope.
-    func list<Row: Sendable>(
-        _ request: Request, fetch: () async throws -> Page<Row>, render: (Representations) -> (Row, inout JSONWriter) -> Void
-    ) async throws -> Response {
-        let representations = Representations(base: urls.base(for: request))
-        return try await JSONResponder.conditionalGET(
-            request, store: store, cache: cache, baseURL: representations.base, family: family, version: version
-        ) {
-            let page = try await fetch()
-            return (representations.envelope(page, request: request, render: render(representations)), page.versions)
-        }
-    }
-
-    /// One row, or 404 with `notFound` as the detail.
-    func item<Row>(
-        _ request: Request, notFound: String, fetch: () async throws -> (Row?, StoreVersions),
-        render: (Representations) -> (Row, inout JSONWriter) -> Void
-    ) async throws -> Response {
-        let representations = Representations(base: urls.base(for: request))
-        return try await JSONResponder.conditionalGET(
-            request, store: store, cache: cache, baseURL: representations.base, family: family, version: version
-        ) {
-            let (row, versions) = try await fetch()
-            guard let row else { throw Problem.notFound(notFound) }
-            let write = render(representations)
-            return (Representations.single { write(row, &$0) }, versions)
-        }
-    }
+extension HTTPField.Name {
+    /// The change token the response reflects: a client that re-lists resumes `GET /changes?since=` from it.
+    static let catalogSeq = HTTPField.Name("X-Catalog-Seq")!
 }

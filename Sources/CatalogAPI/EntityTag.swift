@@ -1,0 +1,54 @@
+import CatalogModel
+import Foundation
+import Hummingbird
+
+/// Entity tags for GET responses and the `If-None-Match` check.
+///
+/// A tag is a hash of the resource family's store version and everything else that shapes the bytes
+/// (path, query, base URL), so it changes exactly when the response would.
+struct EntityTag {
+    let value: String
+
+    init(version: Int64, family: String, request: Request, baseURL: String) {
+        // FNV-1a over "family:version:base:uri", fed part by part rather than built as one string per request.
+        var hash = FNV1a()
+        for (position, part) in [family, String(version), baseURL, request.uri.string].enumerated() {
+            if position > 0 { hash.combine(":".utf8) }
+            hash.combine(part.utf8)
+        }
+        value = "\"\(family)-\(version)-\(String(hash.value, radix: 16))\""
+    }
+
+    private init(value: String) {
+        self.value = value
+    }
+
+    /// The tag of the same bytes sent gzip-compressed: another representation, so another tag (RFC 9110, 8.8.3),
+    /// and a client holding one is never told by a 304 that it has the other.
+    var gzipped: EntityTag { EntityTag(value: String(value.dropLast()) + "-gzip\"") }
+
+    /// This tag, or its gzip form when `gzip` is true.
+    func encoded(gzip: Bool) -> EntityTag { gzip ? gzipped : self }
+
+    enum Match {
+        case none
+        /// `If-None-Match` names this tag: the client has these bytes.
+        case exact
+        /// `If-None-Match: *`: any current representation matches, once the request is known to have one.
+        case any
+    }
+
+    /// How `If-None-Match` relates to this tag; weak comparison and lists as RFC 9110 says.
+    func match(_ request: Request) -> Match {
+        var sawAny = false
+        for header in request.headers[values: .ifNoneMatch] {
+            for candidate in header.split(separator: ",") {
+                var tag = candidate.trimmingCharacters(in: .whitespaces)
+                if tag == "*" { sawAny = true }
+                if tag.hasPrefix("W/") { tag.removeFirst(2) }
+                if tag == value { return .exact }
+            }
+        }
+        return sawAny ? .any : .none
+    }
+}

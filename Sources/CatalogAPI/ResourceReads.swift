@@ -1,0 +1,42 @@
+import CatalogModel
+import CatalogStore
+import Hummingbird
+
+/// The GET handlers of one resource family: conditional on its version, rendered for the request's base URL.
+struct ResourceReads: Sendable {
+    let store: CatalogStore
+    let urls: RequestURLs
+    /// Names the family in ETags.
+    let family: String
+    let version: any KeyPath<StoreVersions, Int64> & Sendable
+    let cache: ResponseCache
+
+    /// A page of the list in the envelope.
+    func list<Row: Sendable>(
+        _ request: Request, fetch: () async throws -> Page<Row>, render: (Representations) -> (Row, inout JSONWriter) -> Void
+    ) async throws -> Response {
+        let representations = Representations(base: urls.base(for: request))
+        return try await JSONResponder.conditionalGET(
+            request, store: store, cache: cache, baseURL: representations.base, family: family, version: version
+        ) {
+            let page = try await fetch()
+            return (representations.envelope(page, request: request, render: render(representations)), page.versions)
+        }
+    }
+
+    /// One row, or 404 with `notFound` as the detail.
+    func item<Row>(
+        _ request: Request, notFound: String, fetch: () async throws -> (Row?, StoreVersions),
+        render: (Representations) -> (Row, inout JSONWriter) -> Void
+    ) async throws -> Response {
+        let representations = Representations(base: urls.base(for: request))
+        return try await JSONResponder.conditionalGET(
+            request, store: store, cache: cache, baseURL: representations.base, family: family, version: version
+        ) {
+            let (row, versions) = try await fetch()
+            guard let row else { throw Problem.notFound(notFound) }
+            let write = render(representations)
+            return (Representations.single { write(row, &$0) }, versions)
+        }
+    }
+}

@@ -1,0 +1,62 @@
+/// Typed field access on a JSON object, throwing a `RecordError` that names the field.
+struct FieldReader {
+    let members: [String: JSONValue]
+
+    init(_ json: JSONValue, entity: String) throws(RecordError) {
+        guard case .object(let members) = json else {
+            throw RecordError("\(entity) must be a JSON object, got \(json.typeName)")
+        }
+        self.members = members
+    }
+
+    /// The first of `names` present; every one present must be a non-empty string.
+    func requiredString(_ names: String...) throws(RecordError) -> String {
+        var found: String?
+        for name in names {
+            switch members[name] {
+            case .string(let value):
+                guard !value.isEmpty else { throw RecordError("\(name) must not be empty") }
+                found = found ?? value
+            case nil, .null: continue
+            case .some(let other): throw RecordError("\(name) must be a string, got \(other.typeName)")
+            }
+        }
+        guard let found else { throw RecordError("\(names.joined(separator: " or ")) is missing") }
+        return found
+    }
+
+    func optionalString(_ name: String) throws(RecordError) -> String? {
+        switch members[name] {
+        case .string(let value): return value
+        case nil, .null: return nil
+        case .some(let other): throw RecordError("\(name) must be a string, got \(other.typeName)")
+        }
+    }
+
+    func integer(_ name: String) throws(RecordError) -> Int? {
+        switch members[name] {
+        case .number(let text):
+            guard let value = Int(text) else { throw RecordError("\(name) must be an integer, got \(text)") }
+            return value
+        case nil, .null: return nil
+        case .some(let other): throw RecordError("\(name) must be an integer, got \(other.typeName)")
+        }
+    }
+
+    func stringArray(_ name: String) throws(RecordError) -> [String] {
+        switch members[name] {
+        case .array(let elements):
+            var strings: [String] = []
+            strings.reserveCapacity(elements.count)
+            for element in elements {
+                guard case .string(let value) = element else {
+                    throw RecordError("\(name) must be an array of strings, found \(element.typeName)")
+                }
+                strings.append(value)
+            }
+            return strings
+        case nil, .null: return []
+        case .some(let other): throw RecordError("\(name) must be an array, got \(other.typeName)")
+        }
+    }
+}

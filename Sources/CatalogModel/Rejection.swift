@@ -1,0 +1,14 @@
+/// One rejected record in an import or batch report.
+public struct Rejection: Sendable, Equatable {
+    /// Position of the record in the listing, counted from 0 over all pages.
+    public var index: Int
+    /// The record's key when it could be read.
+    public var key: String?
+    public var reason: String
+
+    public init(index: Int, key: String?, reason: String) {
+        self.index = index
+        self.key = key
+        self.reason = reason
+    }
+}
