@@ -101,8 +101,7 @@ public func buildRouter(_ components: ServiceComponents, configuration: ServiceC
     let urls = RequestURLs(publicURL: configuration.publicURL, trustsProxy: configuration.trustsProxy)
     let store = components.store
     let token = BearerToken(configuration.apiToken)
-    let writes = WriteSupport(
-        token: token, maximumBodyBytes: configuration.maximumBodyBytes, notifier: components.notifier, store: store)
+    let writes = WriteSupport(maximumBodyBytes: configuration.maximumBodyBytes, notifier: components.notifier, store: store)
     // Encoded pages of unchanged data, shared by every resource; its keys carry the store version.
     let cache = ResponseCache(byteBudget: configuration.responseCacheBytes)
     // `GET /` links to each resource in the order it is added here.
@@ -111,8 +110,8 @@ public func buildRouter(_ components: ServiceComponents, configuration: ServiceC
         resources.append(name)
         return router.group(RouterPath(name))
     }
-    FilmsController(store: store, urls: urls, writes: writes, cache: cache).addRoutes(to: resource("films"))
-    ProductsController(store: store, urls: urls, writes: writes, cache: cache).addRoutes(to: resource("products"))
+    FilmsController(store: store, urls: urls, writes: writes, token: token, cache: cache).addRoutes(to: resource("films"))
+    ProductsController(store: store, urls: urls, writes: writes, token: token, cache: cache).addRoutes(to: resource("products"))
     CategoriesController(store: store, urls: urls, cache: cache).addRoutes(to: resource("categories"))
     ChangesController(store: store, notifier: components.notifier, clients: components.metrics.feedClients).addRoutes(to: resource("changes"))
     ImportsController(store: store, importer: components.importer, token: token, urls: urls, cache: cache).addRoutes(to: resource("imports"))

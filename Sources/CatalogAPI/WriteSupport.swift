@@ -2,25 +2,24 @@ import CatalogModel
 import CatalogStore
 import Hummingbird
 
-/// What every write endpoint needs: the token check, the body limit, and waking the change feed after a commit.
+/// What every write endpoint needs once its token has been checked (`BearerTokenMiddleware`): the body
+/// limit, and waking the change feed after a commit.
 struct WriteSupport: Sendable {
     /// History author of writes through the API.
     static let author = "api"
 
-    let token: BearerToken
     let maximumBodyBytes: Int
     let notifier: ChangeNotifier
     let store: CatalogStore
 
-    /// Checks the token and reads the body (413 past the limit).
-    func authorizedBody(_ request: Request) async throws -> [UInt8] {
-        try token.authorize(request)
-        return try await BodyReader.collect(request, limit: maximumBodyBytes)
+    /// Reads the body (413 past the limit).
+    func body(_ request: Request) async throws -> [UInt8] {
+        try await BodyReader.collect(request, limit: maximumBodyBytes)
     }
 
     /// A JSON object body whose key field, when present, must match the key in the path; when absent, the path's key is used.
     func objectBody(_ request: Request, keyField: String, pathKey: JSONValue) async throws -> JSONValue {
-        let body = try await authorizedBody(request)
+        let body = try await body(request)
         guard case .object(var members) = try Self.parse(body) else {
             throw Problem(.badRequest, type: "malformed-body", detail: "the body must be a JSON object")
         }

@@ -7,20 +7,23 @@ struct FilmsController<Context: RequestContext> {
     let store: CatalogStore
     let urls: RequestURLs
     let writes: WriteSupport
+    let token: BearerToken
     let reads: ResourceReads
 
-    init(store: CatalogStore, urls: RequestURLs, writes: WriteSupport, cache: ResponseCache) {
+    init(store: CatalogStore, urls: RequestURLs, writes: WriteSupport, token: BearerToken, cache: ResponseCache) {
         self.store = store
         self.urls = urls
         self.writes = writes
+        self.token = token
         reads = ResourceReads(store: store, urls: urls, family: "films", version: \.films, cache: cache)
     }
 
     func addRoutes(to group: RouterGroup<Context>) {
         group.get(use: list)
         group.get("{episode_id}", use: get)
-        group.put("{episode_id}", use: upsert)
-        group.delete("{episode_id}", use: delete)
+        let writeRoutes = group.group().add(middleware: BearerTokenMiddleware(token: token))
+        writeRoutes.put("{episode_id}", use: upsert)
+        writeRoutes.delete("{episode_id}", use: delete)
     }
 
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
@@ -41,7 +44,6 @@ struct FilmsController<Context: RequestContext> {
 
     /// Creates or replaces one film and its links; its source stays the feed's if it came from one.
     @Sendable func upsert(_ request: Request, context: Context) async throws -> Response {
-        try writes.token.authorize(request)
         let episodeID = try Self.episodeID(context)
         let json = try await writes.objectBody(request, keyField: "episode_id", pathKey: .number(String(episodeID)))
         let film: Film
@@ -60,7 +62,6 @@ struct FilmsController<Context: RequestContext> {
     }
 
     @Sendable func delete(_ request: Request, context: Context) async throws -> Response {
-        try writes.token.authorize(request)
         let episodeID = try Self.episodeID(context)
         guard try await store.deleteFilm(episodeID: episodeID, author: WriteSupport.author) else {
             throw Problem.notFound("no film with episode_id \(episodeID)")

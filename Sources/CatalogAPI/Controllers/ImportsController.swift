@@ -25,7 +25,7 @@ struct ImportsController<Context: RequestContext> {
     func addRoutes(to group: RouterGroup<Context>) {
         group.get(use: list)
         group.get("{id}", use: get)
-        group.post(use: start)
+        group.group().add(middleware: BearerTokenMiddleware(token: token)).post(use: start)
     }
 
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
@@ -41,7 +41,6 @@ struct ImportsController<Context: RequestContext> {
 
     /// Starts a run and answers `202 Accepted` with its report; `409` when that source is already running.
     @Sendable func start(_ request: Request, context: Context) async throws -> Response {
-        try token.authorize(request)
         let body = try await BodyReader.collect(request, limit: Self.maximumBodyBytes)
         let json: JSONValue
         do {

@@ -7,21 +7,24 @@ struct ProductsController<Context: RequestContext> {
     let store: CatalogStore
     let urls: RequestURLs
     let writes: WriteSupport
+    let token: BearerToken
     let reads: ResourceReads
 
-    init(store: CatalogStore, urls: RequestURLs, writes: WriteSupport, cache: ResponseCache) {
+    init(store: CatalogStore, urls: RequestURLs, writes: WriteSupport, token: BearerToken, cache: ResponseCache) {
         self.store = store
         self.urls = urls
         self.writes = writes
+        self.token = token
         reads = ResourceReads(store: store, urls: urls, family: "products", version: \.products, cache: cache)
     }
 
     func addRoutes(to group: RouterGroup<Context>) {
         group.get(use: list)
         group.get("{serial_code}", use: get)
-        group.put("{serial_code}", use: upsert)
-        group.delete("{serial_code}", use: delete)
-        group.post(use: batch)
+        let writeRoutes = group.group().add(middleware: BearerTokenMiddleware(token: token))
+        writeRoutes.put("{serial_code}", use: upsert)
+        writeRoutes.delete("{serial_code}", use: delete)
+        writeRoutes.post(use: batch)
     }
 
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
@@ -46,7 +49,6 @@ struct ProductsController<Context: RequestContext> {
 
     /// Creates or replaces one product; its source stays the feed's if it came from one.
     @Sendable func upsert(_ request: Request, context: Context) async throws -> Response {
-        try writes.token.authorize(request)
         let serialCode = try QueryReader.pathParameter("serial_code", context)
         let json = try await writes.objectBody(request, keyField: "serial_code", pathKey: .string(serialCode))
         let product: Product
@@ -65,7 +67,6 @@ struct ProductsController<Context: RequestContext> {
     }
 
     @Sendable func delete(_ request: Request, context: Context) async throws -> Response {
-        try writes.token.authorize(request)
         let serialCode = try QueryReader.pathParameter("serial_code", context)
         guard try await store.deleteProduct(serialCode: serialCode, author: WriteSupport.author) else {
             throw Problem.notFound("no product with serial_code '\(serialCode)'")
@@ -76,7 +77,7 @@ struct ProductsController<Context: RequestContext> {
 
     /// Upserts a JSON array (or a DummyJSON page) or NDJSON of products in one transaction; bad records are reported, the rest land.
     @Sendable func batch(_ request: Request, context: Context) async throws -> Response {
-        let body = try await writes.authorizedBody(request)
+        let body = try await writes.body(request)
         let declared: ProductFeedFormat? = request.headers[.contentType]?.contains("ndjson") == true ? .ndjson : nil
         let document: ProductFeedDocument.Content
         do {
