@@ -9,12 +9,12 @@ enum JSONResponder {
     /// Bodies of unchanged data come from `cache` without touching the store beyond its version, and so do
     /// their gzip forms, compressed the first time a client asks for one.
     static func conditionalGET(
-        _ request: Request, store: CatalogStore, cache: ResponseCache?, baseURL: String, family: String,
-        version: KeyPath<StoreVersions, Int64>, render: () async throws -> (bytes: [UInt8], versions: StoreVersions)
+        _ request: Request, store: CatalogStore, cache: ResponseCache?, baseURL: String, name: String,
+        family: ResourceFamily, render: () async throws -> (bytes: [UInt8], versions: StoreVersions)
     ) async throws -> Response {
         let acceptEncoding = AcceptEncoding(request.headers)
         let currentVersions = try store.currentVersions()
-        let current = EntityTag(version: currentVersions[keyPath: version], family: family, request: request, baseURL: baseURL)
+        let current = EntityTag(version: currentVersions[family], family: name, request: request, baseURL: baseURL)
         // A gzip client can hold the gzip tag only of a body big enough to be compressed, and the tag pins those
         // bytes, so the tag it would get is known before the body is.
         let expected = current.encoded(gzip: acceptEncoding.prefersGzip)
@@ -24,9 +24,9 @@ enum JSONResponder {
         }
         // Rendering also validates the request: `*` answers 304 only for a request that has a representation.
         let (bytes, versions) = try await render()
-        let rendered = EntityTag(version: versions[keyPath: version], family: family, request: request, baseURL: baseURL)
+        let rendered = EntityTag(version: versions[family], family: name, request: request, baseURL: baseURL)
         let body = ByteBuffer(bytes: bytes)
-        cache?.store(body, for: rendered.value, family: family, version: versions[keyPath: version])
+        cache?.store(body, for: rendered.value, family: name, version: versions[family])
         return try respond(request, body: body, tag: rendered, seq: versions.lastSeq, acceptEncoding: acceptEncoding, cache: cache)
     }
 

@@ -6,10 +6,19 @@ import Hummingbird
 struct ResourceReads: Sendable {
     let store: CatalogStore
     let urls: RequestURLs
-    /// Names the family in ETags.
-    let family: String
-    let version: any KeyPath<StoreVersions, Int64> & Sendable
+    /// Names the resource in ETags.
+    let name: String
+    /// The version family whose version makes the ETag.
+    let family: ResourceFamily
     let cache: ResponseCache
+
+    init(store: CatalogStore, urls: RequestURLs, family: ResourceFamily, name: String? = nil, cache: ResponseCache) {
+        self.store = store
+        self.urls = urls
+        self.family = family
+        self.name = name ?? family.rawValue
+        self.cache = cache
+    }
 
     /// A page of the list in the envelope.
     func list<Row: Sendable>(
@@ -17,7 +26,7 @@ struct ResourceReads: Sendable {
     ) async throws -> Response {
         let representations = Representations(base: urls.base(for: request))
         return try await JSONResponder.conditionalGET(
-            request, store: store, cache: cache, baseURL: representations.base, family: family, version: version
+            request, store: store, cache: cache, baseURL: representations.base, name: name, family: family
         ) {
             let page = try await fetch()
             return (representations.envelope(page, request: request, render: render(representations)), page.versions)
@@ -31,7 +40,7 @@ struct ResourceReads: Sendable {
     ) async throws -> Response {
         let representations = Representations(base: urls.base(for: request))
         return try await JSONResponder.conditionalGET(
-            request, store: store, cache: cache, baseURL: representations.base, family: family, version: version
+            request, store: store, cache: cache, baseURL: representations.base, name: name, family: family
         ) {
             let (row, versions) = try await fetch()
             guard let row else { throw Problem.notFound(notFound) }

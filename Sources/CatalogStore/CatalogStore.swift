@@ -87,16 +87,25 @@ public struct StoreVersions: Sendable, Equatable {
     /// The newest change token, what `GET /changes?since=` resumes from.
     public var lastSeq: Int64
 
+    /// The version of `family`.
+    public subscript(family: ResourceFamily) -> Int64 {
+        switch family {
+        case .films: films
+        case .products: products
+        case .imports: imports
+        }
+    }
+
     static func fetch(_ db: Database) throws -> StoreVersions {
         var versions = StoreVersions(films: 0, products: 0, imports: 0, lastSeq: 0)
         for row in try Row.fetchAll(try db.cachedStatement(sql: "SELECT name, version FROM versions")) {
-            let name: String = row[0]
-            let version: Int64 = row[1]
-            switch name {
-            case "films": versions.films = version
-            case "products": versions.products = version
-            case "imports": versions.imports = version
-            default: break
+            let name: String = row["name"]
+            let version: Int64 = row["version"]
+            switch ResourceFamily(rawValue: name) {
+            case .films: versions.films = version
+            case .products: versions.products = version
+            case .imports: versions.imports = version
+            case nil: throw UnreadableStoredValue(column: "versions.name", value: name)
             }
         }
         versions.lastSeq = try lastSeq(db)

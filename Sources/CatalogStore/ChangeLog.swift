@@ -10,7 +10,7 @@ struct ChangeLog {
     let at: String
     /// The seq the next change gets; rows are written with it before we know whether they change.
     private(set) var nextSeq: Int64
-    private var changedFamilies: Set<String> = []
+    private var changedFamilies: Set<ResourceFamily> = []
 
     init(_ db: Database, author: String) throws {
         self.db = db
@@ -49,17 +49,17 @@ struct ChangeLog {
     /// Moves the version of every family this transaction changed to its last seq.
     func finish() throws {
         for family in changedFamilies {
-            try db.execute(sql: "UPDATE versions SET version = ? WHERE name = ?", arguments: [nextSeq - 1, family])
+            try db.execute(sql: "UPDATE versions SET version = ? WHERE name = ?", arguments: [nextSeq - 1, family.rawValue])
         }
     }
 }
 
 extension Change.Entity {
     /// The version family a write to this kind of row moves (`versions.name`).
-    var family: String {
+    var family: ResourceFamily {
         switch self {
-        case .film: "films"
-        case .product: "products"
+        case .film: .films
+        case .product: .products
         }
     }
 }

@@ -155,7 +155,7 @@ extension CatalogStore {
     }
 
     private static func bumpImportsVersion(_ db: Database) throws {
-        try db.execute(sql: "UPDATE versions SET version = version + 1 WHERE name = 'imports'")
+        try db.execute(sql: "UPDATE versions SET version = version + 1 WHERE name = ?", arguments: [ResourceFamily.imports.rawValue])
     }
 
     private static func saveReport(_ report: ImportReport, _ db: Database) throws {

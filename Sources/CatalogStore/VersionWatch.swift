@@ -31,8 +31,8 @@ final class VersionWatch: Sendable {
             let versions = try Self.prepare(
                 handle,
                 """
-                SELECT (SELECT version FROM versions WHERE name = 'films'), (SELECT version FROM versions WHERE name = 'products'),
-                    (SELECT version FROM versions WHERE name = 'imports'), (SELECT seq FROM sqlite_sequence WHERE name = 'changes')
+                SELECT \(ResourceFamily.allCases.map { "(SELECT version FROM versions WHERE name = '\($0.rawValue)')" }.joined(separator: ", ")),
+                    (SELECT seq FROM sqlite_sequence WHERE name = 'changes')
                 """)
             connection = Mutex(Connection(handle: handle, dataVersion: dataVersion, versions: versions))
         } catch {

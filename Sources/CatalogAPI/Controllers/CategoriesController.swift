@@ -9,7 +9,7 @@ struct CategoriesController<Context: RequestContext> {
 
     init(store: CatalogStore, urls: RequestURLs, cache: ResponseCache) {
         self.store = store
-        reads = ResourceReads(store: store, urls: urls, family: "categories", version: \.products, cache: cache)
+        reads = ResourceReads(store: store, urls: urls, family: .products, name: "categories", cache: cache)
     }
 
     func addRoutes(to group: RouterGroup<Context>) {

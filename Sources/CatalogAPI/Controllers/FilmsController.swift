@@ -15,7 +15,7 @@ struct FilmsController<Context: RequestContext> {
         self.urls = urls
         self.writes = writes
         self.token = token
-        reads = ResourceReads(store: store, urls: urls, family: "films", version: \.films, cache: cache)
+        reads = ResourceReads(store: store, urls: urls, family: .films, cache: cache)
     }
 
     func addRoutes(to group: RouterGroup<Context>) {

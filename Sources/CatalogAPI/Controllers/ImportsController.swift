@@ -19,7 +19,7 @@ struct ImportsController<Context: RequestContext> {
         self.importer = importer
         self.token = token
         self.urls = urls
-        reads = ResourceReads(store: store, urls: urls, family: "imports", version: \.imports, cache: cache)
+        reads = ResourceReads(store: store, urls: urls, family: .imports, cache: cache)
     }
 
     func addRoutes(to group: RouterGroup<Context>) {

@@ -15,7 +15,7 @@ struct ProductsController<Context: RequestContext> {
         self.urls = urls
         self.writes = writes
         self.token = token
-        reads = ResourceReads(store: store, urls: urls, family: "products", version: \.products, cache: cache)
+        reads = ResourceReads(store: store, urls: urls, family: .products, cache: cache)
     }
 
     func addRoutes(to group: RouterGroup<Context>) {
