@@ -104,11 +104,11 @@ public struct FeedReader {
                     let index = nextIndex
                     nextIndex += 1
                     report.fetched += 1
-                    do {
-                        let film = try Film(json: json)
-                        if let replaced = films.add(film, key: String(film.episodeID), index: index) { report.reject(replaced) }
-                    } catch {
-                        report.reject(Rejection(index: index, key: Film.key(of: json), reason: error.reason))
+                    switch Film.validate(.success(json), at: index) {
+                    case .success(let film):
+                        if let replaced = films.add(film, index: index) { report.reject(replaced) }
+                    case .failure(let rejection):
+                        report.reject(rejection)
                     }
                 }
                 if let next = page.next { try checkSameHost(next, as: start, page: pageNumber) }
@@ -274,26 +274,16 @@ public struct FeedReader {
                 let index = nextIndex
                 nextIndex += 1
                 report.fetched += 1
-                let product: Product
-                switch record {
-                case .failure(let error):
-                    report.reject(Rejection(index: index, key: nil, reason: error.reason))
-                    continue
-                case .success(let json):
-                    do {
-                        product = try Product(json: json)
-                    } catch {
-                        report.reject(Rejection(index: index, key: Product.key(of: json), reason: error.reason))
-                        continue
-                    }
+                switch Product.validate(record, at: index) {
+                case .success(let product): try await add(product, index: index, report: &report)
+                case .failure(let rejection): report.reject(rejection)
                 }
-                try await add(product, index: index, report: &report)
             }
         }
 
         private mutating func add(_ product: Product, index: Int, report: inout ImportReport) async throws {
             guard staging != nil else {
-                if let replaced = inMemory.add(product, key: product.serialCode, index: index) { report.reject(replaced) }
+                if let replaced = inMemory.add(product, index: index) { report.reject(replaced) }
                 if inMemory.records.count > inMemoryLimit {
                     staging = try store.makeStaging()
                     batch = inMemory.indexedRecords.map { ($0.index, $0.record) }

@@ -19,7 +19,7 @@ public enum FilmLinkKind: String, Sendable, CaseIterable {
 }
 
 /// A film as the SWAPI-shaped feed and the write API describe it, validated.
-public struct Film: Sendable, Equatable {
+public struct Film: FeedRecord, Equatable {
     public var episodeID: Int
     public var title: String
     public var openingCrawl: String
@@ -78,6 +78,8 @@ public struct Film: Sendable, Equatable {
             links: links
         )
     }
+
+    public var key: String { String(episodeID) }
 
     /// The key of a film object, when it can be read, for a rejection line.
     public static func key(of json: JSONValue) -> String? {

@@ -27,3 +27,10 @@ public struct KeyedCollector<Record> {
         return Rejection(index: earlier.index, key: key, reason: "duplicate key: replaced by the record at index \(index)")
     }
 }
+
+extension KeyedCollector where Record: FeedRecord {
+    /// Adds the record found at `index` under its own key; returns the rejection of the record it replaces, if any.
+    public mutating func add(_ record: Record, index: Int) -> Rejection? {
+        add(record, key: record.key, index: index)
+    }
+}

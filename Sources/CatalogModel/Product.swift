@@ -1,5 +1,5 @@
 /// A product as the DummyJSON-shaped, array and NDJSON feeds and the write API describe it, validated.
-public struct Product: Sendable, Equatable {
+public struct Product: FeedRecord, Equatable {
     public var serialCode: String
     public var name: String
     public var description: String
@@ -63,6 +63,8 @@ public struct Product: Sendable, Equatable {
             sourceURL: try fields.optionalString("url") ?? ""
         )
     }
+
+    public var key: String { serialCode }
 
     /// The key of a product object, when it can be read, for a rejection line.
     public static func key(of json: JSONValue) -> String? {

@@ -1,5 +1,5 @@
-/// One rejected record in an import or batch report.
-public struct Rejection: Sendable, Equatable {
+/// One rejected record in an import or batch report (an `Error` so that validation can answer a `Result`).
+public struct Rejection: Error, Sendable, Equatable {
     /// Position of the record in the listing, counted from 0 over all pages.
     public var index: Int
     /// The record's key when it could be read.

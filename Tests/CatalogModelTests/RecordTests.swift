@@ -130,4 +130,18 @@ struct RecordTests {
         #expect(replaced == Rejection(index: 0, key: "A", reason: "duplicate key: replaced by the record at index 2"))
         #expect(collector.records == ["second", "other"])
     }
+
+    @Test func aBatchIsValidatedInOnePlaceWithTheLastDuplicateWinning() throws {
+        let records: [Result<JSONValue, RecordError>] = [
+            .success(try json(#"{"sku": "A", "title": "first", "category": "c", "price": 1}"#)),
+            .failure(RecordError("not JSON")),
+            .success(try json(#"{"sku": "B", "title": "bad", "category": "c", "price": -1}"#)),
+            .success(try json(#"{"sku": "A", "title": "second", "category": "c", "price": 2}"#)),
+        ]
+        let (products, rejections) = Product.collect(records)
+        #expect(products.map(\.name) == ["second"])
+        #expect(rejections.map(\.index) == [0, 1, 2])
+        #expect(rejections.map(\.key) == ["A", nil, "B"])
+        #expect(rejections.first?.reason == "duplicate key: replaced by the record at index 3")
+    }
 }

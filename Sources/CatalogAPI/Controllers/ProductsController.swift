@@ -85,23 +85,9 @@ struct ProductsController<Context: RequestContext> {
         } catch {
             throw Problem(.badRequest, type: "malformed-body", detail: "the body is not a JSON array or NDJSON of products: \(error)")
         }
-        var products = KeyedCollector<Product>()
-        var rejections: [Rejection] = []
-        for (index, record) in document.records.enumerated() {
-            do {
-                let json = try record.get()
-                do {
-                    let product = try Product(json: json)
-                    if let replaced = products.add(product, key: product.serialCode, index: index) { rejections.append(replaced) }
-                } catch {
-                    rejections.append(Rejection(index: index, key: Product.key(of: json), reason: error.reason))
-                }
-            } catch {
-                rejections.append(Rejection(index: index, key: nil, reason: error.reason))
-            }
-        }
-        let counts = try await store.upsertProducts(products.records, author: WriteSupport.author)
+        let (products, rejections) = Product.collect(document.records)
+        let counts = try await store.upsertProducts(products, author: WriteSupport.author)
         try await writes.committed()
-        return JSONResponder.json(WriteSupport.batchReport(counts, rejections: rejections.sorted { $0.index < $1.index }))
+        return JSONResponder.json(WriteSupport.batchReport(counts, rejections: rejections))
     }
 }
