@@ -84,7 +84,7 @@ struct Representations {
     }
 
     func importReport(_ report: ImportReport, into writer: inout JSONWriter) {
-        report.write(into: &writer, url: importURL(report.id))
+        report.write(url: importURL(report.id), into: &writer)
     }
 
     /// `{"count", "next", "previous", "results"}`, the envelope SWAPI and Django REST Framework clients read.

@@ -57,40 +57,6 @@ public struct ImportReport: Sendable, Equatable {
     }
 }
 
-extension ImportReport {
-    /// The report as JSON, the `ImportReport` schema of `openapi.yaml` with its fields in that order;
-    /// `url` is its address on the service, when there is one.
-    public func write(into writer: inout JSONWriter, url: String?) {
-        writer.objectStart()
-        writer.key("id")
-        writer.int(id)
-        writer.key("source")
-        writer.string(source.rawValue)
-        writer.key("status")
-        writer.string(status.rawValue)
-        writer.key("started_at")
-        writer.string(startedAt)
-        writer.key("finished_at")
-        writer.string(finishedAt)
-        for (name, value) in [
-            ("fetched", fetched), ("inserted", inserted), ("updated", updated), ("unchanged", unchanged), ("deleted", deleted),
-            ("rejected", rejected),
-        ] {
-            writer.key(name)
-            writer.int(value)
-        }
-        writer.key("rejections")
-        Rejection.write(rejections, into: &writer)
-        writer.key("error")
-        writer.string(error)
-        if let url {
-            writer.key("url")
-            writer.string(url)
-        }
-        writer.objectEnd()
-    }
-}
-
 extension Rejection {
     /// `[{"index", "key", "reason"}]`, as import and batch reports show rejections.
     public static func write(_ rejections: [Rejection], into writer: inout JSONWriter) {

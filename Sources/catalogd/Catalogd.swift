@@ -257,7 +257,7 @@ enum ReportText {
 
     static func json(_ report: ImportReport) -> String {
         var writer = JSONWriter()
-        report.write(into: &writer, url: nil)
+        report.write(url: nil, into: &writer)
         return String(decoding: writer.bytes, as: UTF8.self)
     }
 }
