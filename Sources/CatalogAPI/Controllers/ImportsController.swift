@@ -67,22 +67,3 @@ struct ImportsController<Context: RequestContext> {
         }
     }
 }
-
-/// Reading request bodies with a size limit.
-enum BodyReader {
-    /// Collects the body, answering 413 as soon as it passes `limit` rather than after reading it whole.
-    /// (A body that trickles in is cut off by `RequestBodyDeadline`, for every route at once.)
-    static func collect(_ request: Request, limit: Int) async throws -> [UInt8] {
-        if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limit {
-            throw Problem(.contentTooLarge, type: "body-too-large", detail: "the body is \(declared) bytes; the limit is \(limit)")
-        }
-        var bytes: [UInt8] = []
-        for try await chunk in request.body {
-            guard bytes.count + chunk.readableBytes <= limit else {
-                throw Problem(.contentTooLarge, type: "body-too-large", detail: "the body is over the \(limit)-byte limit")
-            }
-            bytes.append(contentsOf: chunk.readableBytesView)
-        }
-        return bytes
-    }
-}
