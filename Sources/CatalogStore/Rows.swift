@@ -10,22 +10,18 @@ public struct FilmRow: Sendable, Equatable {
     /// The change that last wrote this film.
     public var changedSeq: Int64
 
-    static let columns =
-        (["episode_id", "title", "opening_crawl", "director", "producer", "release_date", "created", "edited", "source_url"]
-        + FilmLinkKind.allCases.map(\.countColumn) + ["source", "changed_seq"]).joined(separator: ", ")
+    static let columns = FilmColumn.selected.joined(separator: ", ")
 
-    /// Decodes a row selected with `columns`; links are filled in afterwards.
+    /// Decodes a row selected with `columns`, by column name; links are filled in afterwards.
     init(row: Row) {
-        film = Film(
-            episodeID: row[0], title: row[1], openingCrawl: row[2], director: row[3], producer: row[4],
-            releaseDate: row[5], created: row[6], edited: row[7], sourceURL: row[8])
+        film = FilmColumn.film(row)
         var counts: [FilmLinkKind: Int] = [:]
-        for (offset, kind) in FilmLinkKind.allCases.enumerated() {
-            counts[kind] = row[9 + offset]
+        for kind in FilmLinkKind.allCases {
+            counts[kind] = row[kind.countColumn]
         }
         self.counts = counts
-        source = row[14]
-        changedSeq = row[15]
+        source = row["source"]
+        changedSeq = row["changed_seq"]
     }
 
     /// Loads the links of `rows` with one query.

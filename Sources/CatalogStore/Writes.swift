@@ -187,9 +187,7 @@ struct FilmWriter {
     let db: Database
     let mode: WriteMode
 
-    private static let columns = [
-        "title", "opening_crawl", "director", "producer", "release_date", "created", "edited", "source_url",
-    ]
+    private static let columns = FilmColumn.values
 
     static func upsertSQL(ownsSource: Bool) -> String {
         RowUpsert.sql(table: "films", keyColumn: "episode_id", columns: columns, ownsSource: ownsSource)
@@ -210,10 +208,7 @@ struct FilmWriter {
         }
         for film in films {
             let existed = try Bool.fetchOne(exists, arguments: [film.episodeID]) ?? false
-            try upsert.execute(arguments: [
-                film.episodeID, film.title, film.openingCrawl, film.director, film.producer, film.releaseDate,
-                film.created, film.edited, film.sourceURL, source, log.nextSeq,
-            ])
+            try upsert.execute(arguments: StatementArguments(FilmColumn.arguments(film) + [source, log.nextSeq]))
             var changed = db.changesCount > 0
             if try replaceLinksIfChanged(of: film) {
                 if !changed {
