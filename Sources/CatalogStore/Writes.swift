@@ -236,7 +236,9 @@ struct FilmWriter {
             db, sql: "SELECT kind, url FROM film_links WHERE episode_id = ? ORDER BY kind, position", arguments: [film.episodeID])
         var storedLinks: [FilmLinkKind: [String]] = [:]
         for row in stored {
-            if let kind = FilmLinkKind(rawValue: row[0]) { storedLinks[kind, default: []].append(row[1]) }
+            let kindText: String = row["kind"]
+            guard let kind = FilmLinkKind(rawValue: kindText) else { throw UnreadableStoredValue(column: "film_links.kind", value: kindText) }
+            storedLinks[kind, default: []].append(row["url"])
         }
         let unchanged = FilmLinkKind.allCases.allSatisfy { (storedLinks[$0] ?? []) == film.links($0) }
         if unchanged { return false }
