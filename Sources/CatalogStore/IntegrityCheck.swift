@@ -9,13 +9,14 @@ extension CatalogStore {
             var problems: [String] = []
             let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
             if integrity != ["ok"] { problems += integrity.map { "sqlite integrity: \($0)" } }
-            for (kind, column) in FilmLinkKindColumns.all {
+            for kind in FilmLinkKind.allCases {
+                let column = kind.countColumn
                 let rows = try Row.fetchAll(
                     db,
                     sql: """
                         SELECT f.episode_id, f.\(column), (SELECT COUNT(*) FROM film_links l WHERE l.episode_id = f.episode_id AND l.kind = ?) AS actual
                         FROM films f WHERE f.\(column) != actual ORDER BY f.episode_id
-                        """, arguments: [kind])
+                        """, arguments: [kind.rawValue])
                 for row in rows {
                     problems.append("film \(row[0] as Int): \(column) is \(row[1] as Int) but it has \(row[2] as Int) \(kind)")
                 }

@@ -121,8 +121,8 @@ enum Schema {
 
     static let filmLinkCountTriggers: String = {
         func adjustments(_ row: String, _ sign: String) -> String {
-            FilmLinkKindColumns.all.map { kind, column in
-                "\(column) = \(column) \(sign) (\(row).kind = '\(kind)')"
+            FilmLinkKind.allCases.map { kind in
+                "\(kind.countColumn) = \(kind.countColumn) \(sign) (\(row).kind = '\(kind.rawValue)')"
             }.joined(separator: ", ")
         }
         return """
@@ -162,8 +162,4 @@ enum Schema {
 extension FilmLinkKind {
     /// The `films` column that holds the derived count of this kind of link.
     var countColumn: String { "\(singular)_count" }
-}
-
-enum FilmLinkKindColumns {
-    static let all: [(kind: String, column: String)] = FilmLinkKind.allCases.map { ($0.rawValue, $0.countColumn) }
 }

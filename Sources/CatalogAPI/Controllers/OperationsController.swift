@@ -39,9 +39,10 @@ struct OperationsController<Context: RequestContext> {
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.registry.emitToBuffer())))
     }
 
+    /// The repository's `openapi.yaml`, compiled in by SwiftPM (`Sources/CatalogAPI/openapi.yaml` links to it).
     @Sendable func openAPI(_ request: Request, context: Context) async throws -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/yaml"
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: OpenAPIDocument.yaml)))
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: PackageResources.openapi_yaml)))
     }
 }
