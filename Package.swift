@@ -30,14 +30,26 @@ let package = Package(
             name: "CatalogModel",
             swiftSettings: swiftSettings
         ),
+        // The store's interface; one target per engine behind it, each in its own folder beside it.
         .target(
             name: "CatalogStore",
             dependencies: [
                 "CatalogModel",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Sources/CatalogStore/Interface",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "SQLiteStore",
+            dependencies: [
+                "CatalogModel",
+                "CatalogStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            path: "Sources/CatalogStore/SQLite",
             swiftSettings: swiftSettings
         ),
         .target(
@@ -76,6 +88,7 @@ let package = Package(
                 "CatalogAPI",
                 "CatalogImport",
                 "CatalogStore",
+                "SQLiteStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -108,13 +121,13 @@ let package = Package(
         ),
         .testTarget(
             name: "CatalogStoreTests",
-            dependencies: ["CatalogStore", "CatalogModel", "CatalogFixtures", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["CatalogStore", "SQLiteStore", "CatalogModel", "CatalogFixtures", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CatalogImportTests",
             dependencies: [
-                "CatalogImport", "CatalogStore", "CatalogModel", "CatalogFixtures",
+                "CatalogImport", "CatalogStore", "SQLiteStore", "CatalogModel", "CatalogFixtures",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -123,7 +136,7 @@ let package = Package(
         .testTarget(
             name: "CatalogAPITests",
             dependencies: [
-                "CatalogAPI", "CatalogStore", "CatalogModel", "CatalogImport", "CatalogFixtures",
+                "CatalogAPI", "CatalogStore", "SQLiteStore", "CatalogModel", "CatalogImport", "CatalogFixtures",
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -12,7 +12,6 @@ import UnixSignals
 public struct ServiceConfiguration: Sendable {
     public var host = "127.0.0.1"
     public var port = 8080
-    public var databasePath = "./data/catalog.sqlite"
     public var feeds = FeedLocations()
     /// nil turns the scheduler off.
     public var importInterval: Duration? = .seconds(15 * 60)
@@ -40,19 +39,20 @@ public struct ServiceConfiguration: Sendable {
 
 /// The pieces a running service is made of, for tests that need to reach behind the HTTP API.
 public struct ServiceComponents: Sendable {
-    public let store: CatalogStore
+    public let store: any CatalogStore
     public let importer: Importer
     public let metrics: RequestMetrics
     public let notifier: ChangeNotifier
 }
 
-/// Opens the store, prepares the importer and builds the application with its scheduler.
+/// Prepares the importer and builds the application around an open store, with the store, the scheduler and
+/// the change feed's watch as its services (the store, added first, stops last).
 ///
 /// - Parameter onServerRunning: called with the port once the server listens (the configured one may be 0).
 public func buildApplication(
-    _ configuration: ServiceConfiguration, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    _ configuration: ServiceConfiguration, store: any CatalogStore, logger: Logger,
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> (application: some ApplicationProtocol, components: ServiceComponents) {
-    let store = try CatalogStore(path: configuration.databasePath)
     try await store.failInterruptedImports()
     let metrics = RequestMetrics()
     let importMetrics = ImportMetrics(registry: metrics.registry)
@@ -74,10 +74,11 @@ public func buildApplication(
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger)
     application.addServices(
+        store,
         ImportScheduler(importer: importer, interval: configuration.importInterval, logger: logger),
         ChangeNotifierService(notifier: components.notifier, store: store, logger: logger),
         HistoryPruningService(store: store, retention: configuration.historyRetention, logger: logger))
-    logger.info("store \(configuration.databasePath) ready; serving on http://\(configuration.host):\(configuration.port)")
+    logger.info("store \(store) ready; serving on http://\(configuration.host):\(configuration.port)")
     return (application, components)
 }
 

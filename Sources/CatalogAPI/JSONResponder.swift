@@ -9,11 +9,11 @@ enum JSONResponder {
     /// Bodies of unchanged data come from `cache` without touching the store beyond its version, and so do
     /// their gzip forms, compressed the first time a client asks for one.
     static func conditionalGET(
-        _ request: Request, store: CatalogStore, cache: ResponseCache?, baseURL: String, name: String,
+        _ request: Request, store: any CatalogStore, cache: ResponseCache?, baseURL: String, name: String,
         family: ResourceFamily, render: () async throws -> (bytes: [UInt8], versions: StoreVersions)
     ) async throws -> Response {
         let acceptEncoding = AcceptEncoding(request.headers)
-        let currentVersions = try store.currentVersions()
+        let currentVersions = try await store.currentVersions()
         let current = EntityTag(version: currentVersions[family], family: name, request: request, baseURL: baseURL)
         // A gzip client can hold the gzip tag only of a body big enough to be compressed, and the tag pins those
         // bytes, so the tag it would get is known before the body is.

@@ -48,14 +48,11 @@ struct QueryReader {
         }
     }
 
-    /// Longest `search` text: SQLite refuses LIKE patterns over 50,000 bytes, and no one searches for a page of text.
-    static let maximumSearchLength = 200
-
-    /// The `search` text, at most `maximumSearchLength` bytes.
+    /// The `search` text, at most `SearchText.maximumBytes` bytes.
     func search() throws(Problem) -> String? {
         guard let text = string("search") else { return nil }
-        guard text.utf8.count <= Self.maximumSearchLength else {
-            throw Problem.badParameter("search", "search must be at most \(Self.maximumSearchLength) bytes, got \(text.utf8.count)")
+        guard text.utf8.count <= SearchText.maximumBytes else {
+            throw Problem.badParameter("search", "search must be at most \(SearchText.maximumBytes) bytes, got \(text.utf8.count)")
         }
         return text
     }

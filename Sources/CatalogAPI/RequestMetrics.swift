@@ -29,7 +29,8 @@ public struct RequestMetrics: Sendable {
     }
     static var storeSize: MetricNameDescriptor {
         MetricNameDescriptor(
-            namespace: "catalogd", subsystem: "store", metricName: "size", unitName: "bytes", helpText: "Size of the SQLite file.")
+            namespace: "catalogd", subsystem: "store", metricName: "size", unitName: "bytes", helpText: "Space the store takes in its storage engine."
+        )
     }
 
     static let standardMethods: Set<HTTPRequest.Method> = [.get, .head, .post, .put, .delete, .patch, .options]

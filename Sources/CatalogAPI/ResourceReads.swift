@@ -4,7 +4,7 @@ import Hummingbird
 
 /// The GET handlers of one resource family: conditional on its version, rendered for the request's base URL.
 struct ResourceReads: Sendable {
-    let store: CatalogStore
+    let store: any CatalogStore
     let urls: RequestURLs
     /// Names the resource in ETags.
     let name: String
@@ -12,7 +12,7 @@ struct ResourceReads: Sendable {
     let family: ResourceFamily
     let cache: ResponseCache
 
-    init(store: CatalogStore, urls: RequestURLs, family: ResourceFamily, name: String? = nil, cache: ResponseCache) {
+    init(store: any CatalogStore, urls: RequestURLs, family: ResourceFamily, name: String? = nil, cache: ResponseCache) {
         self.store = store
         self.urls = urls
         self.family = family

@@ -10,7 +10,7 @@ struct WriteSupport: Sendable {
 
     let maximumBodyBytes: Int
     let notifier: ChangeNotifier
-    let store: CatalogStore
+    let store: any CatalogStore
 
     /// Reads the body (413 past the limit).
     func body(_ request: Request) async throws -> [UInt8] {

@@ -10,7 +10,7 @@ import Foundation
 /// conditions: cheaper than keeping every page's keys, and always right.
 public struct FeedReader {
     let client: UpstreamClient
-    let store: CatalogStore
+    let store: any CatalogStore
     let previousPages: [String: FeedPageState]
     let deadline: ContinuousClock.Instant
     let inMemoryProductLimit: Int
@@ -218,14 +218,14 @@ public struct FeedReader {
     /// Validates product records and numbers them across pages; keeps them in memory up to
     /// `inMemoryProductLimit`, then moves them to a staging file and stages the rest in batches.
     struct Stager {
-        let store: CatalogStore
+        let store: any CatalogStore
         let inMemoryLimit: Int
         var nextIndex = 0
         var inMemory = KeyedCollector<Product>()
-        private(set) var staging: ImportStaging?
+        private(set) var staging: (any ImportStaging)?
         var batch: [(index: Int, product: Product)] = []
 
-        init(store: CatalogStore, inMemoryLimit: Int) {
+        init(store: any CatalogStore, inMemoryLimit: Int) {
             self.store = store
             self.inMemoryLimit = inMemoryLimit
         }
@@ -285,7 +285,7 @@ public struct FeedReader {
             guard staging != nil else {
                 if let replaced = inMemory.add(product, index: index) { report.reject(replaced) }
                 if inMemory.records.count > inMemoryLimit {
-                    staging = try store.makeStaging()
+                    staging = try await store.makeStaging()
                     batch = inMemory.indexedRecords.map { ($0.index, $0.record) }
                     inMemory = KeyedCollector()
                     try await flush(report: &report)

@@ -35,7 +35,7 @@ public enum ImportStartError: Error, Sendable, Equatable {
 
 /// Runs imports, at most one per source at a time, whoever asks: the scheduler, `POST /imports` or the CLI.
 public actor Importer {
-    private let store: CatalogStore
+    private let store: any CatalogStore
     private let client: UpstreamClient
     private let locations: FeedLocations
     private let logger: Logger
@@ -47,7 +47,7 @@ public actor Importer {
     ///   - inMemoryProductLimit: listings longer than this are staged on disk rather than held in memory.
     ///   - onCompletion: told of every run's final report and duration, once it is recorded (for metrics).
     public init(
-        store: CatalogStore, locations: FeedLocations, client: UpstreamClient, logger: Logger,
+        store: any CatalogStore, locations: FeedLocations, client: UpstreamClient, logger: Logger,
         inMemoryProductLimit: Int = FeedReader.defaultInMemoryProductLimit,
         onCompletion: @escaping @Sendable (ImportReport, Duration) -> Void = { _, _ in }
     ) {

@@ -2,7 +2,7 @@
 ///
 /// `text` is the amount exactly as it was given, less redundant leading zeros (served back verbatim as a
 /// JSON number);
-/// `micros` is the same amount in millionths, an integer that SQLite can compare and order
+/// `micros` is the same amount in millionths, an integer any store can compare and order
 /// without binary floating point.
 public struct Price: Sendable, Hashable, CustomStringConvertible {
     public static let maximumFractionDigits = 6

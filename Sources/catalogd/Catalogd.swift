@@ -23,7 +23,7 @@ struct Catalogd: AsyncParsableCommand {
 
 /// Options every command shares.
 struct CommonOptions: ParsableArguments {
-    @Option(help: "SQLite file of the store (CATALOG_DATABASE; default ./data/catalog.sqlite).")
+    @Option(help: "The store: a file path for the embedded SQLite store (CATALOG_DATABASE; default ./data/catalog.sqlite).")
     var database: String?
 
     @Option(help: "trace, debug, info, notice, warning, error or critical (CATALOG_LOG_LEVEL; default info).")
@@ -38,8 +38,14 @@ struct CommonOptions: ParsableArguments {
         OptionSource(flag: flag, variable: variable, flagValue: value, environment: environment)
     }
 
-    var databasePath: String {
-        source("--database", "CATALOG_DATABASE", database).string(default: ServiceConfiguration().databasePath)
+    /// Where the store is, as given.
+    var databaseLocation: String {
+        source("--database", "CATALOG_DATABASE", database).string(default: StoreLocation.defaultLocation)
+    }
+
+    /// Opens (creating and migrating if needed) the store `--database` names.
+    func openStore() throws -> any CatalogStore {
+        try StoreLocation.open(databaseLocation)
     }
 
     /// Sets up logging once for the process and returns the service's logger.
@@ -94,7 +100,7 @@ extension Catalogd {
         func run() async throws {
             let logger = try common.bootstrapLogging()
             let configuration = try resolve()
-            let (application, components) = try await buildApplication(configuration, logger: logger)
+            let (application, components) = try await buildApplication(configuration, store: try common.openStore(), logger: logger)
             try await serviceGroup(application, components: components, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
             logger.info("catalogd stopped")
         }
@@ -103,7 +109,6 @@ extension Catalogd {
         func resolve() throws -> ServiceConfiguration {
             var configuration = ServiceConfiguration()
             let source = common.source
-            configuration.databasePath = common.databasePath
             configuration.host = source("--host", "CATALOG_HOST", host).string(default: configuration.host)
             configuration.port = try source("--port", "CATALOG_PORT", port).integer(default: configuration.port, in: 0...65535)
             configuration.feeds = try feeds.locations(common)
@@ -175,7 +180,7 @@ extension Catalogd {
                 throw ValidationError("source must be films or products, got '\(source)'")
             }
             let locations = try feeds.locations(common)
-            let store = try CatalogStore(path: common.databasePath)
+            let store = try common.openStore()
             let client = UpstreamClient(policy: try upstream.policy(common), logger: logger)
             let importer = Importer(store: store, locations: locations, client: client, logger: logger)
             let showsProgress = isatty(STDERR_FILENO) == 1 && !json
@@ -199,19 +204,19 @@ extension Catalogd {
     /// Integrity check of a store file.
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Check the store: SQLite integrity, derived counts against a recount, history continuity. Exit 1 if anything is wrong.")
+            abstract: "Check the store: its engine's integrity, derived counts against a recount, history continuity. Exit 1 if anything is wrong.")
 
         @OptionGroup var common: CommonOptions
 
         func run() async throws {
-            let store = try CatalogStore(path: common.databasePath)
+            let store = try common.openStore()
             let problems = try await store.check()
             guard problems.isEmpty else {
-                print("\(common.databasePath): \(problems.count) problem(s)")
+                print("\(store): \(problems.count) problem(s)")
                 for problem in problems { print("  \(problem)") }
                 throw ExitCode.failure
             }
-            print("\(common.databasePath): ok")
+            print("\(store): ok")
         }
     }
 
@@ -222,7 +227,7 @@ extension Catalogd {
         @OptionGroup var common: CommonOptions
 
         func run() async throws {
-            let store = try CatalogStore(path: common.databasePath)
+            let store = try common.openStore()
             for migration in try await store.appliedMigrations() { print("applied: \(migration)") }
         }
     }

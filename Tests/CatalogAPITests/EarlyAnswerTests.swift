@@ -17,7 +17,7 @@ struct EarlyAnswerTests {
         var harness = WriteHarness(token: token, maximumBodyBytes: 1024 * 1024)
         harness.configuration.port = 0
         defer { try? FileManager.default.removeItem(at: harness.directory) }
-        let (application, _) = try await buildApplication(harness.configuration, logger: Logger(label: "catalogd-tests"))
+        let (application, _) = try await harness.build()
         return try await application.test(.live) { client in
             let port = try #require(client.port)
             var exchanges: [RawConnection.Exchange] = []

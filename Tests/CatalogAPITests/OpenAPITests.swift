@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import SQLiteStore
 import Testing
 import Yams
 
@@ -92,12 +93,11 @@ struct OpenAPITests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catalogd-openapi-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let logger = Logger(label: "catalogd-openapi-tests")
-        let store = try CatalogStore(path: directory.appendingPathComponent("catalog.sqlite").path)
+        let store = try SQLiteCatalogStore(path: directory.appendingPathComponent("catalog.sqlite").path)
         let importer = Importer(
             store: store, locations: FeedLocations(films: "", products: ""), client: UpstreamClient(logger: logger), logger: logger)
         let components = ServiceComponents(store: store, importer: importer, metrics: RequestMetrics(), notifier: ChangeNotifier())
         var configuration = ServiceConfiguration()
-        configuration.databasePath = store.path
         configuration.feeds = FeedLocations(films: "", products: "")
         configuration.importInterval = nil
         try await body(buildRouter(components, configuration: configuration))
@@ -158,8 +158,8 @@ struct OpenAPITests {
         let spec = try Self.spec()
         func expected(_ names: [String]) -> Set<String> { Set(names + names.map { "-" + $0 }) }
         let lists: [(String, [String])] = [
-            ("GET /films", CatalogStore.orderingNames.films), ("GET /products", CatalogStore.orderingNames.products),
-            ("GET /categories", CatalogStore.orderingNames.categories), ("GET /imports", CatalogStore.importListing.orderingNames),
+            ("GET /films", ListOrdering.films.fields), ("GET /products", ListOrdering.products.fields),
+            ("GET /categories", ListOrdering.categories.fields), ("GET /imports", ListOrdering.imports.fields),
         ]
         for (operation, names) in lists {
             let documented = spec.operations[operation]?.orderings

@@ -11,7 +11,7 @@ import Testing
 @testable import CatalogAPI
 
 /// Seeds a store with `products` products over three categories and two films.
-func seedCatalogue(_ store: CatalogStore, products: Int = 30) async throws {
+func seedCatalogue(_ store: any CatalogStore, products: Int = 30) async throws {
     let rows = try (0..<products).map { index in
         Product(
             serialCode: String(format: "P%03d", index), name: "Product \(index % 7)", description: index % 4 == 0 ? "blue lamp" : "chair",
@@ -121,7 +121,7 @@ struct ReadAPITests {
     @Test func aSearchLongerThanTheLimitIs400NamingIt() async throws {
         try await WriteHarness().run { client, components in
             try await seedCatalogue(components.store)
-            let longest = String(repeating: "%25", count: QueryReader.maximumSearchLength)
+            let longest = String(repeating: "%25", count: SearchText.maximumBytes)
             #expect(try await get(client, "/products?search=\(longest)").status == .ok)
             for path in ["/products", "/films", "/categories"] {
                 let refused = try await get(client, "\(path)?search=\(longest)x")
@@ -288,7 +288,8 @@ struct ReadAPITests {
     }
 
     @Test func aProductWriteChangesProductTagsOnlyEvenFromAnotherProcess() async throws {
-        try await WriteHarness().run { client, components in
+        let harness = WriteHarness()
+        try await harness.run { client, components in
             try await seedCatalogue(components.store)
             let films = try await get(client, "/films").headers[.eTag]
             let products = try await get(client, "/products").headers[.eTag]
@@ -298,7 +299,7 @@ struct ReadAPITests {
             let afterWrite = try await get(client, "/products").headers[.eTag]
             #expect(afterWrite != products)
             // Another process (catalogd import from a shell) writing the same file.
-            let other = try DatabaseQueue(path: components.store.path)
+            let other = try DatabaseQueue(path: harness.databasePath)
             try await other.write { db in
                 try db.execute(sql: "UPDATE products SET stock = stock + 1 WHERE serial_code = 'NEW'")
                 try db.execute(sql: "UPDATE versions SET version = version + 1 WHERE name = 'products'")
@@ -388,7 +389,7 @@ struct LiveServerTests {
     @Test func aLiveServerAnswersOnLoopbackWithHEADAndTrailingSlashes() async throws {
         let harness = WriteHarness()
         defer { try? FileManager.default.removeItem(at: harness.directory) }
-        let (application, components) = try await buildApplication(harness.configuration, logger: Logger(label: "catalogd-tests"))
+        let (application, components) = try await harness.build()
         try await seedCatalogue(components.store)
         try await application.test(.live) { client in
             #expect(client.port != nil)

@@ -41,14 +41,15 @@ struct ResponseCacheTests {
     }
 
     @Test func aCachedPageIsNeverServedAfterTheDataChanged() async throws {
-        try await WriteHarness().run { client, components in
+        let harness = WriteHarness()
+        try await harness.run { client, components in
             try await seedCatalogue(components.store)
             let first = try await client.execute(uri: "/products/P001", method: .get)
             let again = try await client.execute(uri: "/products/P001", method: .get)
             #expect(again.body == first.body)
             #expect(again.headers[.eTag] == first.headers[.eTag])
             // Another process renames the product and moves the version, as the store's own writes do.
-            let other = try DatabaseQueue(path: components.store.path)
+            let other = try DatabaseQueue(path: harness.databasePath)
             try await other.write { db in
                 try db.execute(sql: "UPDATE products SET name = 'Renamed elsewhere' WHERE serial_code = 'P001'")
                 try db.execute(sql: "UPDATE versions SET version = version + 1 WHERE name = 'products'")

@@ -5,6 +5,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import SQLiteStore
 import Testing
 
 @testable import CatalogAPI
@@ -19,17 +20,26 @@ struct WriteHarness {
     init(token: String? = "secret", maximumBodyBytes: Int = 32 * 1024 * 1024) {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("catalogd-writes-\(UUID().uuidString)")
         configuration.port = 0
-        configuration.databasePath = directory.appendingPathComponent("catalog.sqlite").path
         configuration.feeds = FeedLocations(films: "", products: "")
         configuration.importInterval = nil
         configuration.apiToken = token
         configuration.maximumBodyBytes = maximumBodyBytes
     }
 
+    /// The store's file.
+    var databasePath: String { directory.appendingPathComponent("catalog.sqlite").path }
+
+    /// Opens the store and builds the service around it.
+    func build(
+        logger: Logger = Logger(label: "catalogd-tests"), onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws -> (application: some ApplicationProtocol, components: ServiceComponents) {
+        try await buildApplication(configuration, store: try SQLiteCatalogStore(path: databasePath), logger: logger, onServerRunning: onServerRunning)
+    }
+
     /// Runs `test` against the router, then removes the store.
     func run(_ test: @escaping @Sendable (any TestClientProtocol, ServiceComponents) async throws -> Void) async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (application, components) = try await buildApplication(configuration, logger: Logger(label: "catalogd-tests"))
+        let (application, components) = try await build()
         try await application.test(setup) { client in try await test(client, components) }
     }
 }
@@ -228,7 +238,7 @@ struct WriteTests {
 
 @Suite("The change feed")
 struct ChangeFeedTests {
-    static func seed(_ store: CatalogStore, count: Int) async throws {
+    static func seed(_ store: any CatalogStore, count: Int) async throws {
         for index in 0..<count {
             _ = try await store.upsertProducts(
                 [Product(serialCode: "P\(index)", name: "p", category: "c", price: try Price(parsing: "1"))], author: "api")
@@ -312,7 +322,7 @@ struct ChangeFeedTests {
     @Test func aStreamThatFallsTooFarBehindIsToldWhereToResume() async throws {
         let harness = WriteHarness()
         defer { try? FileManager.default.removeItem(at: harness.directory) }
-        let (_, components) = try await buildApplication(harness.configuration, logger: Logger(label: "catalogd-tests"))
+        let (_, components) = try await harness.build()
         try await Self.seed(components.store, count: 6)
         let router = Router()
         var changes = ChangesController<BasicRequestContext>(

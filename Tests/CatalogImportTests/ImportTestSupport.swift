@@ -4,12 +4,13 @@ import CatalogModel
 import CatalogStore
 import Foundation
 import Logging
+import SQLiteStore
 
 /// A fake upstream on a loopback port, a fresh store in a temporary folder, and an importer between them.
 struct ImportHarness {
     let upstream: FixtureUpstream
     let port: Int
-    let store: CatalogStore
+    let store: SQLiteCatalogStore
     let directory: URL
     let logger = Logger(label: "catalogd-tests")
 
@@ -17,7 +18,7 @@ struct ImportHarness {
         let upstream = FixtureUpstream(catalog: catalog, faults: faults)
         let port = try await upstream.start(port: 0)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catalogd-import-\(UUID().uuidString)")
-        let store = try CatalogStore(path: directory.appendingPathComponent("catalog.sqlite").path)
+        let store = try SQLiteCatalogStore(path: directory.appendingPathComponent("catalog.sqlite").path)
         return ImportHarness(upstream: upstream, port: port, store: store, directory: directory)
     }
 

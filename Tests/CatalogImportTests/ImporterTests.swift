@@ -3,6 +3,7 @@ import CatalogImport
 import CatalogModel
 import CatalogStore
 import Foundation
+import SQLiteStore
 import Testing
 
 @Suite("Importer against the fake upstream")
@@ -196,7 +197,7 @@ struct ImporterTests {
 
             """.utf8
         ).write(to: feed)
-        let store = try CatalogStore(path: directory.appendingPathComponent("catalog.sqlite").path)
+        let store = try SQLiteCatalogStore(path: directory.appendingPathComponent("catalog.sqlite").path)
         let importer = Importer(
             store: store, locations: FeedLocations(films: "", products: feed.path), client: UpstreamClient(logger: .init(label: "test")),
             logger: .init(label: "test"), inMemoryProductLimit: inMemoryProductLimit)

@@ -1,6 +1,7 @@
 import CatalogModel
 import CatalogStore
 import Foundation
+import SQLiteStore
 import Testing
 
 @Suite("Store backups")
@@ -47,7 +48,7 @@ struct BackupTests {
         #expect(backups.map(\.lastSeq) == backups.map(\.lastSeq).sorted() && Set(backups.map(\.lastSeq)).count == 3, "the writer ran between backups")
         #expect((backups.last?.lastSeq ?? .max) < final, "the writer ran after the last backup (\(batches) batches)")
         for backup in backups {
-            let copy = try CatalogStore(path: backup.path)
+            let copy = try SQLiteCatalogStore(path: backup.path)
             defer { try? copy.close() }
             let problems = try await copy.check()
             #expect(problems.isEmpty, "\(problems)")
@@ -82,7 +83,7 @@ struct BackupTests {
         }
         let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
         #expect(left == ["catalog.sqlite"])
-        let copy = try CatalogStore(path: destination)
+        let copy = try SQLiteCatalogStore(path: destination)
         defer { try? copy.close() }
         let served = try await copy.products(ProductFilter(), page: PageRequest(pageSize: 100)).rows.map(\.product.serialCode)
         let live = try await store.products(ProductFilter(), page: PageRequest(pageSize: 100)).rows.map(\.product.serialCode)

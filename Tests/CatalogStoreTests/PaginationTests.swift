@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Keyset pagination")
 struct PaginationTests {
-    static func seed(_ store: CatalogStore, count: Int) async throws {
+    static func seed(_ store: any CatalogStore, count: Int) async throws {
         let products = try (0..<count).map { index in
             try product(
                 String(format: "S%04d", index), category: "c\(index % 3)", price: "\(index % 9).\(index % 2 == 0 ? "50" : "25")",
@@ -14,7 +14,7 @@ struct PaginationTests {
         _ = try await store.upsertProducts(products, author: "api")
     }
 
-    func walk(_ store: CatalogStore, ordering: String, pageSize: Int, between: () async throws -> Void = {}) async throws -> [ProductRow] {
+    func walk(_ store: any CatalogStore, ordering: String, pageSize: Int, between: () async throws -> Void = {}) async throws -> [ProductRow] {
         var rows: [ProductRow] = []
         var request = PageRequest(ordering: ordering, pageSize: pageSize)
         for _ in 0..<1000 {

@@ -2,15 +2,16 @@ import CatalogModel
 import CatalogStore
 import Foundation
 import GRDB
+import SQLiteStore
 
 /// A store on a fresh SQLite file in its own temporary folder.
 struct TemporaryStore {
     let directory: URL
-    let store: CatalogStore
+    let store: SQLiteCatalogStore
 
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("catalogd-store-\(UUID().uuidString)")
-        store = try CatalogStore(path: directory.appendingPathComponent("catalog.sqlite").path)
+        store = try SQLiteCatalogStore(path: directory.appendingPathComponent("catalog.sqlite").path)
     }
 
     var path: String { store.path }

@@ -4,10 +4,10 @@ import Hummingbird
 
 /// `GET /categories`, `GET /categories/{name}`; a category exists while it has products.
 struct CategoriesController<Context: RequestContext> {
-    let store: CatalogStore
+    let store: any CatalogStore
     let reads: ResourceReads
 
-    init(store: CatalogStore, urls: RequestURLs, cache: ResponseCache) {
+    init(store: any CatalogStore, urls: RequestURLs, cache: ResponseCache) {
         self.store = store
         reads = ResourceReads(store: store, urls: urls, family: .products, name: "categories", cache: cache)
     }

@@ -18,7 +18,7 @@ struct ChangesController<Context: RequestContext> {
 
     static var defaultMaximumLag: Int { 100_000 }
 
-    let store: CatalogStore
+    let store: any CatalogStore
     let notifier: ChangeNotifier
     let clients: FeedClients
     /// Changes a stream may trail the history by before it is told to resume later.
@@ -34,7 +34,7 @@ struct ChangesController<Context: RequestContext> {
 
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
         let query = QueryReader(request)
-        let limit = try query.integer("limit", in: 1...CatalogStore.maximumChangeLimit) ?? Self.defaultLimit
+        let limit = try query.integer("limit", in: 1...ChangeSlice.maximumLimit) ?? Self.defaultLimit
         let entity = try query.string("entity").map { text throws(Problem) in
             guard let entity = Change.Entity(rawValue: text) else {
                 throw Problem.badParameter("entity", "entity must be film or product, got '\(text)'")

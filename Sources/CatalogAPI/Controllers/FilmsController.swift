@@ -4,13 +4,13 @@ import Hummingbird
 
 /// `GET /films`, `GET /films/{episode_id}`, and the writes: `PUT`/`DELETE /films/{episode_id}`.
 struct FilmsController<Context: RequestContext> {
-    let store: CatalogStore
+    let store: any CatalogStore
     let urls: RequestURLs
     let writes: WriteSupport
     let token: BearerToken
     let reads: ResourceReads
 
-    init(store: CatalogStore, urls: RequestURLs, writes: WriteSupport, token: BearerToken, cache: ResponseCache) {
+    init(store: any CatalogStore, urls: RequestURLs, writes: WriteSupport, token: BearerToken, cache: ResponseCache) {
         self.store = store
         self.urls = urls
         self.writes = writes

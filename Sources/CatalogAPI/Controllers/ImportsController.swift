@@ -8,13 +8,13 @@ struct ImportsController<Context: RequestContext> {
     /// `POST /imports` bodies are one small JSON object.
     static var maximumBodyBytes: Int { 64 * 1024 }
 
-    let store: CatalogStore
+    let store: any CatalogStore
     let importer: Importer
     let token: BearerToken
     let urls: RequestURLs
     let reads: ResourceReads
 
-    init(store: CatalogStore, importer: Importer, token: BearerToken, urls: RequestURLs, cache: ResponseCache) {
+    init(store: any CatalogStore, importer: Importer, token: BearerToken, urls: RequestURLs, cache: ResponseCache) {
         self.store = store
         self.importer = importer
         self.token = token

@@ -4,7 +4,7 @@ import Prometheus
 
 /// `/healthz`, `/readyz`, `/metrics`, `/openapi.yaml`.
 struct OperationsController<Context: RequestContext> {
-    let store: CatalogStore
+    let store: any CatalogStore
     let metrics: RequestMetrics
     /// nil: readiness does not depend on imports (`--stale-after off`, the default).
     let freshness: ImportFreshness?

@@ -1,8 +1,8 @@
-/// Wakes change-feed clients when the history moves, from one poll of the store for the whole process.
+/// Wakes change-feed clients when the history moves, from one watch of the store for the whole process.
 ///
-/// Polling `lastSeq` (one indexed read every `pollInterval`) also sees commits made by other processes on
-/// the same file, such as `catalogd import` run from a shell; writes through this process's API call
-/// `publish` right after their commit, so their clients need not wait for the next poll.
+/// The store's watch also sees commits made by other processes, such as `catalogd import` run from a shell;
+/// writes through this process's API call `publish` right after their commit, so their clients need not
+/// wait for the watch.
 public actor ChangeNotifier {
     private var latest: Int64 = 0
     private var isShuttingDown = false

@@ -8,7 +8,7 @@ import ServiceLifecycle
 struct HistoryPruningService: Service {
     static let interval: Duration = .seconds(3600)
 
-    let store: CatalogStore
+    let store: any CatalogStore
     let retention: Duration
     let logger: Logger
 

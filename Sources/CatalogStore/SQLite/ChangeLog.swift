@@ -1,4 +1,5 @@
 import CatalogModel
+import CatalogStore
 import GRDB
 
 /// Records the history of one write transaction: one change row per row written, with a

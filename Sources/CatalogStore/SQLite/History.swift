@@ -1,57 +1,8 @@
 import CatalogModel
+import CatalogStore
 import GRDB
 
-/// One recorded change: a row of `entity` with `key` was upserted or deleted by `author`.
-public struct Change: Sendable, Equatable {
-    /// The kind of row a change is about; its raw value is the `entity` the change feed shows.
-    public enum Entity: String, Sendable, CaseIterable {
-        case film
-        case product
-    }
-
-    /// What happened to the row; its raw value is the `op` the change feed shows.
-    public enum Operation: String, Sendable, CaseIterable {
-        case upsert
-        case delete
-    }
-
-    public var seq: Int64
-    public var entity: Entity
-    public var key: String
-    public var op: Operation
-    public var author: String
-    public var at: String
-}
-
-/// A value in the store that the code cannot read back (written by something else, or damaged): an error,
-/// never silently taken as some default.
-public struct UnreadableStoredValue: Error, Sendable, Equatable, CustomStringConvertible {
-    public var column: String
-    public var value: String
-
-    public var description: String { "the store holds '\(value)' in \(column), which this version of catalogd cannot read" }
-}
-
-/// A slice of the history after a change token.
-public struct ChangeSlice: Sendable {
-    public var changes: [Change]
-    /// The newest change token in the store.
-    public var lastSeq: Int64
-    /// How many matching changes come after the last one returned.
-    public var pending: Int
-}
-
-/// A change token older than the retained history: the client must re-list and resume from `lastSeq`.
-public struct HistoryGone: Error, Sendable, Equatable {
-    public var since: Int64
-    /// Tokens from here on can be resumed.
-    public var horizon: Int64
-    public var lastSeq: Int64
-}
-
-extension CatalogStore {
-    public static let maximumChangeLimit = 10_000
-
+extension SQLiteCatalogStore {
     /// Changes after `since`, oldest first, optionally of one entity; throws `HistoryGone` when `since` is
     /// older than the retained history.
     public func changes(since: Int64, limit: Int, entity: Change.Entity? = nil) async throws -> ChangeSlice {

@@ -1,4 +1,5 @@
 import CatalogModel
+import CatalogStore
 import GRDB
 
 /// The `films` columns a film record fills, listed once: the select list, the upsert's columns and its

@@ -1,7 +1,8 @@
 import CatalogModel
+import CatalogStore
 import GRDB
 
-extension CatalogStore {
+extension SQLiteCatalogStore {
     /// Checks what the store promises: SQLite's own integrity, every derived count against a recount,
     /// and history continuity. Returns one line per problem; empty means healthy.
     public func check() async throws -> [String] {

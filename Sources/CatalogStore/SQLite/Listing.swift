@@ -1,115 +1,19 @@
 import CatalogModel
+import CatalogStore
 import Foundation
 import GRDB
 
-/// A request for one page of a list.
-public struct PageRequest: Sendable {
-    public static let defaultPageSize = 20
-    public static let maximumPageSize = 1000
-
-    /// A field name, `-` first for descending; nil for the resource's default.
-    public var ordering: String?
-    public var pageSize: Int
-    /// An opaque cursor from a previous page's `next` or `previous`.
-    public var cursor: String?
-
-    public init(ordering: String? = nil, pageSize: Int = defaultPageSize, cursor: String? = nil) {
-        self.ordering = ordering
-        self.pageSize = pageSize
-        self.cursor = cursor
-    }
-}
-
-/// One page of a list, read in one transaction together with the versions it reflects.
-public struct Page<Row: Sendable>: Sendable {
-    public var rows: [Row]
-    /// How many rows match the filters, over all pages.
-    public var count: Int
-    public var nextCursor: String?
-    public var previousCursor: String?
-    public var versions: StoreVersions
-}
-
-/// A query parameter the store cannot accept; the API answers 400 naming it.
-public struct InvalidQuery: Error, Sendable, Equatable {
-    public var parameter: String
-    public var detail: String
-
-    public init(parameter: String, detail: String) {
-        self.parameter = parameter
-        self.detail = detail
-    }
-}
-
-/// A `cursor` that names no page of this listing: forged, damaged, or from another ordering.
-///
-/// A cursor is opaque, so the client cannot have got its syntax wrong; like Django REST Framework's cursor
-/// pagination, the service answers that the page does not exist (404) rather than that the request is malformed.
-public struct UnknownCursor: Error, Sendable, Equatable {
-    public var detail: String
-
-    public init(detail: String) {
-        self.detail = detail
-    }
-}
-
-public struct FilmFilter: Sendable {
-    public var director: String?
-    /// Matched against title, director and producer.
-    public var search: String?
-
-    public init(director: String? = nil, search: String? = nil) {
-        self.director = director
-        self.search = search
-    }
-}
-
-public struct ProductFilter: Sendable {
-    public var category: String?
-    public var brand: String?
-    public var minimumPrice: Price?
-    public var maximumPrice: Price?
-    public var inStock: Bool?
-    /// Matched against name, description and brand.
-    public var search: String?
-
-    public init(
-        category: String? = nil, brand: String? = nil, minimumPrice: Price? = nil, maximumPrice: Price? = nil, inStock: Bool? = nil,
-        search: String? = nil
-    ) {
-        self.category = category
-        self.brand = brand
-        self.minimumPrice = minimumPrice
-        self.maximumPrice = maximumPrice
-        self.inStock = inStock
-        self.search = search
-    }
-
-    var isEmpty: Bool {
-        category == nil && brand == nil && minimumPrice == nil && maximumPrice == nil && inStock == nil && search == nil
-    }
-}
-
-public struct CategoryFilter: Sendable {
-    /// Matched against the name.
-    public var search: String?
-
-    public init(search: String? = nil) {
-        self.search = search
-    }
-}
-
-/// What the list query of one resource may order by, and how.
+/// How the list query of one resource reads its table in each ordering it accepts.
 struct ListingSpec {
     let table: String
     let columns: String
     let keyColumn: String
-    /// API field name → SQL expression; every expression here is backed by an index or a small table.
-    let orderings: [String: String]
-    let defaultOrdering: String
+    let ordering: ListOrdering
+    /// The SQL expression of each field whose column is named otherwise; every sorted expression is backed by
+    /// an index or a small table.
+    var expressions: [String: String] = [:]
 
-    /// The allowed `ordering` values, for documentation and errors.
-    var orderingNames: [String] { orderings.keys.sorted() }
+    func sortExpression(_ field: String) -> String { expressions[field] ?? field }
 }
 
 /// SQL conditions and their arguments, built from filters.
@@ -135,88 +39,20 @@ struct Conditions {
     var whereSQL: String { clauses.isEmpty ? "" : "WHERE " + clauses.joined(separator: " AND ") }
 }
 
-/// An opaque keyset position: the ordering it belongs to, the direction, and the sort value and key of the row it starts after.
-struct ListCursor {
-    enum Direction: String {
-        case next = "n"
-        case previous = "p"
-    }
-
-    var ordering: String
-    var direction: Direction
-    var sortValue: DatabaseValue
-    var key: DatabaseValue
-
-    func encoded() -> String {
-        var writer = JSONWriter(capacity: 64)
-        writer.objectStart()
-        writer.key("o")
-        writer.string(ordering)
-        writer.key("d")
-        writer.string(direction.rawValue)
-        for (name, value) in [("v", sortValue), ("k", key)] {
-            writer.key(name)
-            switch value.storage {
-            case .int64(let number): writer.int(number)
-            case .string(let text): writer.string(text)
-            default: writer.null()
-            }
-        }
-        writer.objectEnd()
-        return Data(writer.bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
-
-    init(ordering: String, direction: Direction, sortValue: DatabaseValue, key: DatabaseValue) {
-        self.ordering = ordering
-        self.direction = direction
-        self.sortValue = sortValue
-        self.key = key
-    }
-
-    init(decoding text: String) throws(UnknownCursor) {
-        let invalid = UnknownCursor(detail: "no page at this cursor: it is not one this service issued; follow the next or previous links")
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard text.count <= 4096, let data = Data(base64Encoded: base64), let json = try? JSONParser.parse(data),
-            case .string(let ordering) = json["o"], case .string(let directionText) = json["d"],
-            let direction = Direction(rawValue: directionText), let sortValue = Self.databaseValue(json["v"]),
-            let key = Self.databaseValue(json["k"])
-        else { throw invalid }
-        self.init(ordering: ordering, direction: direction, sortValue: sortValue, key: key)
-    }
-
-    private static func databaseValue(_ json: JSONValue?) -> DatabaseValue? {
-        switch json {
-        case .number(let text): Int64(text).map { $0.databaseValue }
-        case .string(let text): text.databaseValue
-        default: nil
-        }
-    }
-}
-
 extension ListingSpec {
     /// Reads one page: the rows, whether there are rows on either side, and cursors for them.
     func page<Row: Sendable>(
         _ db: Database, request: PageRequest, conditions: Conditions, decode: (GRDB.Row) throws -> Row
     ) throws -> (rows: [Row], next: String?, previous: String?) {
-        let ordering = request.ordering ?? defaultOrdering
-        let descending = ordering.hasPrefix("-")
-        let field = descending ? String(ordering.dropFirst()) : ordering
-        guard let sortExpression = orderings[field] else {
-            throw InvalidQuery(
-                parameter: "ordering",
-                detail: "ordering must be one of \(orderingNames.joined(separator: ", ")), optionally prefixed with '-'; got '\(ordering)'")
-        }
-        let cursor = try request.cursor.map { text throws(UnknownCursor) in try ListCursor(decoding: text) }
-        if let cursor, cursor.ordering != ordering {
-            throw UnknownCursor(detail: "no page at this cursor: it belongs to ordering '\(cursor.ordering)', not '\(ordering)'")
-        }
+        let resolved = try ordering.resolve(request)
+        let (descending, cursor) = (resolved.descending, resolved.cursor)
+        let sortExpression = sortExpression(resolved.field)
         let forward = cursor?.direction != .previous
         let ascendingInQuery = forward != descending
         var pageConditions = conditions
         if let cursor {
-            pageConditions.add("(\(sortExpression), \(keyColumn)) \(ascendingInQuery ? ">" : "<") (?, ?)", cursor.sortValue, cursor.key)
+            pageConditions.add(
+                "(\(sortExpression), \(keyColumn)) \(ascendingInQuery ? ">" : "<") (?, ?)", cursor.sortValue.databaseValue, cursor.key.databaseValue)
         }
         let direction = ascendingInQuery ? "ASC" : "DESC"
         let sql = """
@@ -233,12 +69,14 @@ extension ListingSpec {
         }
         let positionColumns = (sort: first.count - 2, key: first.count - 1)
         func position(_ row: GRDB.Row, _ direction: ListCursor.Direction) -> ListCursor {
-            ListCursor(ordering: ordering, direction: direction, sortValue: row[positionColumns.sort], key: row[positionColumns.key])
+            ListCursor(
+                ordering: resolved.ordering, direction: direction, sortValue: .init(row[positionColumns.sort] as DatabaseValue),
+                key: .init(row[positionColumns.key] as DatabaseValue))
         }
         func exists(beyond cursor: ListCursor) throws -> Bool {
             var probe = conditions
             let greater = (cursor.direction == .next) != descending
-            probe.add("(\(sortExpression), \(keyColumn)) \(greater ? ">" : "<") (?, ?)", cursor.sortValue, cursor.key)
+            probe.add("(\(sortExpression), \(keyColumn)) \(greater ? ">" : "<") (?, ?)", cursor.sortValue.databaseValue, cursor.key.databaseValue)
             return try Bool.fetchOne(
                 try db.cachedStatement(sql: "SELECT 1 FROM \(table) \(probe.whereSQL) LIMIT 1"), arguments: StatementArguments(probe.arguments))
                 ?? false
@@ -251,28 +89,18 @@ extension ListingSpec {
     }
 }
 
-extension CatalogStore {
+extension SQLiteCatalogStore {
     static let filmListing = ListingSpec(
         table: "films", columns: FilmRow.columns, keyColumn: "episode_id",
-        orderings: ["episode_id": "episode_id", "title": "title", "release_date": "release_date", "director": "director"],
-        defaultOrdering: "episode_id")
+        ordering: .films)
 
     static let productListing = ListingSpec(
         table: "products", columns: ProductRow.columns, keyColumn: "serial_code",
-        orderings: [
-            "serial_code": "serial_code", "name": "name", "price": "price_micros", "category": "category", "stock": "stock",
-            "updated_at": "updated_at",
-        ],
-        defaultOrdering: "serial_code")
+        ordering: .products, expressions: ["price": "price_micros"])
 
     static let categoryListing = ListingSpec(
         table: "categories", columns: CategoryRow.columns, keyColumn: "name",
-        orderings: ["name": "name", "product_count": "product_count"], defaultOrdering: "name")
-
-    /// The `ordering` values each list accepts.
-    public static var orderingNames: (films: [String], products: [String], categories: [String]) {
-        (filmListing.orderingNames, productListing.orderingNames, categoryListing.orderingNames)
-    }
+        ordering: .categories)
 
     public func films(_ filter: FilmFilter, page request: PageRequest) async throws -> Page<FilmRow> {
         try await database.read { db in
@@ -353,6 +181,25 @@ extension CatalogStore {
         try await database.read { db in
             let row = try Row.fetchOne(try db.cachedStatement(sql: "SELECT \(CategoryRow.columns) FROM categories WHERE name = ?"), arguments: [name])
             return (row.map(CategoryRow.init(row:)), try StoreVersions.fetch(db))
+        }
+    }
+}
+
+extension ListCursor.Value {
+    init(_ value: DatabaseValue) {
+        switch value.storage {
+        case .int64(let number): self = .integer(number)
+        case .string(let text): self = .text(text)
+        default: self = .null
+        }
+    }
+
+    /// The value as a statement argument.
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .integer(let number): number.databaseValue
+        case .text(let text): text.databaseValue
+        case .null: .null
         }
     }
 }

@@ -1,3 +1,4 @@
+import CatalogStore
 import Foundation
 import GRDB
 
@@ -5,7 +6,7 @@ import GRDB
     import Glibc
 #endif
 
-extension CatalogStore {
+extension SQLiteCatalogStore {
     /// Writes a consistent copy of the store to `destination` while it keeps serving and importing.
     ///
     /// SQLite's online backup copies the pages of one read transaction, so the copy is one committed state,

@@ -1,15 +1,13 @@
 import CatalogModel
+import CatalogStore
 import Foundation
 import GRDB
 
-/// The products of one import run on their way into the store, kept in a temporary SQLite file beside it.
-///
-/// Staging lets a listing of any size be read with bounded memory while the store stays untouched: the run
-/// is applied in one transaction only once every page has arrived, and a failed run just discards the file.
-/// A later record with the same key replaces an earlier one (the last wins), and the caller is told so.
-public struct ImportStaging: Sendable {
+/// An import run's staged products in a temporary SQLite file beside the store: bounded memory for a listing
+/// of any size, and a failed run only deletes the file.
+struct SQLiteImportStaging: ImportStaging {
     let queue: DatabaseQueue
-    public let path: String
+    let path: String
 
     static let columns = ProductColumn.list(ProductColumn.record)
 
@@ -34,7 +32,7 @@ public struct ImportStaging: Sendable {
 
     /// Stages validated products with their positions in the listing; returns a rejection for each
     /// earlier record that one of these replaces.
-    public func stage(_ batch: [(index: Int, product: Product)]) async throws -> [Rejection] {
+    func stage(_ batch: [(index: Int, product: Product)]) async throws -> [Rejection] {
         try await queue.write { db in
             let earlier = try db.cachedStatement(sql: "SELECT position FROM staged WHERE serial_code = ?")
             let updates = (["position"] + ProductColumn.values.map(\.rawValue)).map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
@@ -70,7 +68,7 @@ public struct ImportStaging: Sendable {
     }
 
     /// Deletes the staging file.
-    public func discard() {
+    func discard() {
         try? queue.close()
         for suffix in ["", "-journal", "-wal", "-shm"] {
             try? FileManager.default.removeItem(atPath: path + suffix)
@@ -78,9 +76,9 @@ public struct ImportStaging: Sendable {
     }
 }
 
-extension CatalogStore {
-    /// A new, empty staging area for one import run, in the store's folder.
-    public func makeStaging() throws -> ImportStaging {
-        try ImportStaging(directory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+extension SQLiteCatalogStore {
+    /// A new, empty staging file for one import run, in the store's folder.
+    public func makeStaging() async throws -> any ImportStaging {
+        try SQLiteImportStaging(directory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
     }
 }

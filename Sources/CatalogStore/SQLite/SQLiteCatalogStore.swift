@@ -1,13 +1,18 @@
 import CatalogModel
+import CatalogStore
 import Foundation
 import GRDB
+import ServiceLifecycle
 
-/// The catalogue's embedded SQLite store: the only code that reads or writes its tables.
+/// The catalogue in one embedded SQLite file, the default store: nothing to install or run beside catalogd.
 ///
-/// Every public method is one transaction; every write keeps derived counts, history and
-/// resource versions true before it commits. Reads run in a pool of reader connections
-/// (WAL mode), so an import never blocks them and they always see one committed state.
-public struct CatalogStore: Sendable {
+/// Reads run in a pool of reader connections (WAL mode), so an import never blocks them and they always see
+/// one committed state. Commits by other processes on the same file (`catalogd import` from a shell) are
+/// seen by `currentVersions()` and `watchCommits` as soon as they land.
+public struct SQLiteCatalogStore: CatalogStore {
+    /// How often `watchCommits` asks whether anything committed: one `PRAGMA data_version`, microseconds.
+    static let commitPollInterval: Duration = .milliseconds(200)
+
     let database: DatabasePool
     private let versionWatch: VersionWatch
     /// The file the store lives in.
@@ -37,28 +42,49 @@ public struct CatalogStore: Sendable {
         versionWatch = try VersionWatch(path: path)
     }
 
-    /// Whether every migration this build knows has been applied.
     public func isMigrated() async throws -> Bool {
         try await database.read { db in try Schema.migrator.hasCompletedMigrations(db) }
     }
 
-    /// Identifiers of the applied migrations, oldest first.
     public func appliedMigrations() async throws -> [String] {
         try await database.read { db in try Schema.migrator.appliedMigrations(db) }
     }
 
-    /// The current version of each resource family; a version changes exactly when its data changes.
     public func versions() async throws -> StoreVersions {
         try await database.read { db in try StoreVersions.fetch(db) }
     }
 
-    /// The same as `versions()`, answered at once from a dedicated connection that re-reads the versions
-    /// only after a commit: the check every GET makes before anything else.
+    /// Answered at once from a dedicated connection that re-reads the versions only after a commit.
     public func currentVersions() throws -> StoreVersions {
         try versionWatch.current()
     }
 
-    /// Row counts and file size, for `/metrics`.
+    /// Polls the dedicated version connection: commits to the file by any process are seen within one interval.
+    public func watchCommits(onError: @escaping @Sendable (any Error) -> Void, onCommit: @escaping @Sendable (Int64) async -> Void) async {
+        var reported: Int64?
+        while !Task.isCancelled {
+            do {
+                let lastSeq = try versionWatch.current().lastSeq
+                if lastSeq != reported {
+                    reported = lastSeq
+                    await onCommit(lastSeq)
+                }
+            } catch {
+                onError(error)
+            }
+            try? await Task.sleep(for: Self.commitPollInterval)
+        }
+    }
+
+    public var description: String { path }
+
+    /// Keeps the store open until graceful shutdown, then closes it (which checkpoints the write-ahead log).
+    public func run() async throws {
+        try? await gracefulShutdown()
+        try close()
+    }
+
+    /// Row counts and the file's size.
     public func statistics() async throws -> StoreStatistics {
         try await database.read { db in
             StoreStatistics(
@@ -72,30 +98,13 @@ public struct CatalogStore: Sendable {
         }
     }
 
-    /// Closes every connection; used before the process exits.
     public func close() throws {
         versionWatch.close()
         try database.close()
     }
 }
 
-/// The version of each resource family, read in one transaction.
-public struct StoreVersions: Sendable, Equatable {
-    public var films: Int64
-    public var products: Int64
-    public var imports: Int64
-    /// The newest change token, what `GET /changes?since=` resumes from.
-    public var lastSeq: Int64
-
-    /// The version of `family`.
-    public subscript(family: ResourceFamily) -> Int64 {
-        switch family {
-        case .films: films
-        case .products: products
-        case .imports: imports
-        }
-    }
-
+extension StoreVersions {
     static func fetch(_ db: Database) throws -> StoreVersions {
         var versions = StoreVersions(films: 0, products: 0, imports: 0, lastSeq: 0)
         for row in try Row.fetchAll(try db.cachedStatement(sql: "SELECT name, version FROM versions")) {
@@ -115,13 +124,4 @@ public struct StoreVersions: Sendable, Equatable {
     static func lastSeq(_ db: Database) throws -> Int64 {
         try Int64.fetchOne(try db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = 'changes'")) ?? 0
     }
-}
-
-/// Sizes of the store, for operations.
-public struct StoreStatistics: Sendable, Equatable {
-    public var films: Int
-    public var products: Int
-    public var categories: Int
-    public var changes: Int
-    public var bytes: Int
 }

@@ -1,52 +1,12 @@
 import CatalogModel
+import CatalogStore
 import GRDB
 
-/// What the upstream said about one page of a listing, kept for conditional requests next time.
-public struct FeedPageState: Sendable, Equatable {
-    public var url: String
-    public var etag: String?
-    public var lastModified: String?
-    /// The page's `next` link (SWAPI) so a 304 page can still be followed.
-    public var nextURL: String?
-    /// The listing's total as the page gave it (DummyJSON).
-    public var total: Int?
-    /// How many records the page held, so a 304 page is counted (as unchanged) without being fetched.
-    public var records: Int
-
-    public init(url: String, etag: String?, lastModified: String?, nextURL: String?, total: Int?, records: Int) {
-        self.url = url
-        self.etag = etag
-        self.lastModified = lastModified
-        self.nextURL = nextURL
-        self.total = total
-        self.records = records
-    }
-}
-
-/// A feed's complete listing, ready to be mirrored into the store in one transaction.
-public struct CompletedListing: Sendable {
-    public enum Records: Sendable {
-        case films([Film])
-        case products([Product])
-        case stagedProducts(ImportStaging)
-        /// Every page answered 304: this many records, none changed, nothing to write.
-        case unchanged(Int)
-    }
-
-    public var records: Records
-    public var pages: [FeedPageState]
-
-    public init(records: Records, pages: [FeedPageState]) {
-        self.records = records
-        self.pages = pages
-    }
-}
-
-extension CatalogStore {
+extension SQLiteCatalogStore {
     static let importListing = ListingSpec(
         table: "imports",
         columns: "id, source, status, started_at, finished_at, fetched, inserted, updated, unchanged, deleted, rejected, rejections, error",
-        keyColumn: "id", orderings: ["id": "id"], defaultOrdering: "-id")
+        keyColumn: "id", ordering: .imports)
 
     /// Records the start of a run; the report it returns has status `running`.
     public func beginImport(source: FeedSource) async throws -> ImportReport {
@@ -108,7 +68,9 @@ extension CatalogStore {
             switch listing.records {
             case .films(let films): counts = try FilmWriter(db: db, mode: mode).apply(films, log: &log)
             case .products(let products): counts = try ProductWriter.apply(products, mode: mode, db: db, log: &log)
-            case .stagedProducts(let staging): counts = try ProductWriter.apply(staging, mode: mode, db: db, log: &log)
+            case .stagedProducts(let staging):
+                guard let staging = staging as? SQLiteImportStaging else { throw ForeignStaging(store: description) }
+                counts = try ProductWriter.apply(staging, mode: mode, db: db, log: &log)
             case .unchanged(let records): counts = WriteCounts(unchanged: records)
             }
             try log.finish()

@@ -1,3 +1,4 @@
+import CatalogStore
 import GRDB
 import GRDBSQLite
 

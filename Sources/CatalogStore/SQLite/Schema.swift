@@ -1,4 +1,5 @@
 import CatalogModel
+import CatalogStore
 import GRDB
 
 /// The store's migrations, applied in order at start-up.

@@ -1,4 +1,5 @@
 import CatalogModel
+import CatalogStore
 import GRDB
 import GRDBSQLite
 
@@ -11,7 +12,7 @@ public enum WriteMode: Sendable, Equatable {
     case merge
 }
 
-extension CatalogStore {
+extension SQLiteCatalogStore {
     /// Upserts products through the API in one transaction.
     public func upsertProducts(_ products: [Product], author: String) async throws -> WriteCounts {
         try await database.write { db in
@@ -118,7 +119,7 @@ struct ProductWriter {
     }
 
     /// The same for a staged listing, read row by row so that it never sits in memory whole.
-    static func apply(_ staging: ImportStaging, mode: WriteMode, db: Database, log: inout ChangeLog) throws -> WriteCounts {
+    static func apply(_ staging: SQLiteImportStaging, mode: WriteMode, db: Database, log: inout ChangeLog) throws -> WriteCounts {
         var writer = ProductWriter(db: db, mode: mode)
         var listed: Set<String> = []
         try staging.forEach { product in

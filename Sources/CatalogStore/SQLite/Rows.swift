@@ -1,27 +1,17 @@
 import CatalogModel
+import CatalogStore
 import GRDB
 
-/// A stored film with its derived counts.
-public struct FilmRow: Sendable, Equatable {
-    public var film: Film
-    public var counts: [FilmLinkKind: Int]
-    /// `films` (the feed) or `api`.
-    public var source: String
-    /// The change that last wrote this film.
-    public var changedSeq: Int64
-
+extension FilmRow {
     static let columns = FilmColumn.selected.joined(separator: ", ")
 
     /// Decodes a row selected with `columns`, by column name; links are filled in afterwards.
     init(row: Row) {
-        film = FilmColumn.film(row)
         var counts: [FilmLinkKind: Int] = [:]
         for kind in FilmLinkKind.allCases {
             counts[kind] = row[kind.countColumn]
         }
-        self.counts = counts
-        source = row["source"]
-        changedSeq = row["changed_seq"]
+        self.init(film: FilmColumn.film(row), counts: counts, source: row["source"], changedSeq: row["changed_seq"])
     }
 
     /// Loads the links of `rows` with one query.
@@ -44,32 +34,19 @@ public struct FilmRow: Sendable, Equatable {
     }
 }
 
-/// A stored product.
-public struct ProductRow: Sendable, Equatable {
-    public var product: Product
-    /// `products` (the feed) or `api`.
-    public var source: String
-    public var changedSeq: Int64
-
+extension ProductRow {
     static let columns = ProductColumn.list(ProductColumn.allCases)
 
     /// Decodes a row selected with `columns`.
     init(row: Row) {
-        product = ProductColumn.product(row)
-        source = row[.source]
-        changedSeq = row[.changedSeq]
+        self.init(product: ProductColumn.product(row), source: row[.source], changedSeq: row[.changedSeq])
     }
 }
 
-/// A category and its derived product count.
-public struct CategoryRow: Sendable, Equatable {
-    public var name: String
-    public var productCount: Int
-
+extension CategoryRow {
     static let columns = "name, product_count"
 
     init(row: Row) {
-        name = row[0]
-        productCount = row[1]
+        self.init(name: row["name"], productCount: row["product_count"])
     }
 }

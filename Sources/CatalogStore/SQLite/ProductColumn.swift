@@ -1,4 +1,5 @@
 import CatalogModel
+import CatalogStore
 import GRDB
 
 /// The `products` columns, listed once. Reads select them in this order and read them by name; the

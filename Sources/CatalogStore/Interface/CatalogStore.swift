@@ -1,0 +1,97 @@
+import CatalogModel
+import ServiceLifecycle
+
+/// The catalogue's store, as the importer, the API and the command line use it: the only way to its data.
+///
+/// Each engine behind it (one folder beside this one) keeps the same promises:
+/// - Every method is one transaction, and a read sees one committed state.
+/// - Every write keeps the derived counts, the history and the resource versions true before it commits.
+/// - A version changes exactly when its family's data changes; `seq` grows in commit order without gaps.
+/// - An import's listing is applied whole or not at all, and unchanged rows are not written.
+/// - A value the store cannot read back is an `UnreadableStoredValue`, never a default.
+///
+/// The store runs as a service of the process (as Hummingbird's `PersistDriver` does): `run()` holds its
+/// connections until graceful shutdown, then closes them. Used without running, it stays open until `close()`.
+/// Its `description` names it in logs and never holds a secret.
+public protocol CatalogStore: Service, CustomStringConvertible {
+    // MARK: Schema and health
+
+    /// Identifiers of the applied migrations, oldest first.
+    func appliedMigrations() async throws -> [String]
+    /// Whether every migration this build knows has been applied.
+    func isMigrated() async throws -> Bool
+    /// Checks what the store promises (its engine's own integrity, every derived count against a recount,
+    /// history continuity); one line per problem, empty when healthy.
+    func check() async throws -> [String]
+    /// Row counts and size, for `/metrics`.
+    func statistics() async throws -> StoreStatistics
+    /// Closes every connection; the store answers nothing afterwards.
+    func close() async throws
+
+    // MARK: Versions and commits
+
+    /// The version of each family and the newest seq, read in one transaction.
+    func versions() async throws -> StoreVersions
+    /// The same as `versions()`, for the check every GET makes before anything else: it has to cost next to
+    /// nothing, and reflects every commit made before it was asked, by any process.
+    func currentVersions() async throws -> StoreVersions
+    /// Calls `onCommit` with the newest seq each time commits move it, whoever made them (another process, or
+    /// another replica), until the task is cancelled. A failed check goes to `onError` and is tried again.
+    func watchCommits(onError: @escaping @Sendable (any Error) -> Void, onCommit: @escaping @Sendable (Int64) async -> Void) async
+
+    // MARK: Reads
+
+    func films(_ filter: FilmFilter, page request: PageRequest) async throws -> Page<FilmRow>
+    func film(episodeID: Int) async throws -> (FilmRow?, StoreVersions)
+    func products(_ filter: ProductFilter, page request: PageRequest) async throws -> Page<ProductRow>
+    func product(serialCode: String) async throws -> (ProductRow?, StoreVersions)
+    func categories(_ filter: CategoryFilter, page request: PageRequest) async throws -> Page<CategoryRow>
+    func category(name: String) async throws -> (CategoryRow?, StoreVersions)
+
+    // MARK: Writes through the API
+
+    /// Adds or updates products; existing rows keep their source, nothing else is touched.
+    func upsertProducts(_ products: [Product], author: String) async throws -> WriteCounts
+    /// Adds or updates films and their links.
+    func upsertFilms(_ films: [Film], author: String) async throws -> WriteCounts
+    /// Deletes one product; false when there was none.
+    func deleteProduct(serialCode: String, author: String) async throws -> Bool
+    /// Deletes one film and its links; false when there was none.
+    func deleteFilm(episodeID: Int, author: String) async throws -> Bool
+
+    // MARK: History
+
+    /// Changes after `since`, oldest first, at most `limit` (up to `ChangeSlice.maximumLimit`), optionally of
+    /// one entity; throws `HistoryGone` when `since` is older than the retained history.
+    func changes(since: Int64, limit: Int, entity: Change.Entity?) async throws -> ChangeSlice
+    /// Deletes history recorded before `cutoff` (ISO 8601 UTC), always keeping the newest change; returns how many went.
+    func pruneHistory(before cutoff: String) async throws -> Int
+
+    // MARK: Imports
+
+    /// Records the start of a run; the report it returns has status `running`.
+    func beginImport(source: FeedSource) async throws -> ImportReport
+    /// Marks failed the runs left `running` by a process that stopped mid-import; called at start-up.
+    func failInterruptedImports() async throws
+    /// When each source's last successful run finished (ISO 8601 UTC); a source that never succeeded is absent.
+    func lastSuccessfulImports() async throws -> [FeedSource: String]
+    /// The page states of the last successful run of `source`, by URL, for conditional requests.
+    func feedPages(source: FeedSource) async throws -> [String: FeedPageState]
+    /// A place for a listing too big to keep in memory while it is read; the store stays untouched until
+    /// `completeImport` applies it.
+    func makeStaging() async throws -> any ImportStaging
+    /// Mirrors a complete listing, remembers its pages and finishes the report, in one transaction: readers see
+    /// the previous state until the commit and never half of a run.
+    func completeImport(_ report: ImportReport, listing: CompletedListing) async throws -> ImportReport
+    /// Records a failed run; the catalogue itself is untouched.
+    func failImport(_ report: ImportReport) async throws
+    func importReports(page request: PageRequest) async throws -> Page<ImportReport>
+    func importReport(id: Int64) async throws -> (ImportReport?, StoreVersions)
+}
+
+extension CatalogStore {
+    /// Changes after `since` of every entity.
+    public func changes(since: Int64, limit: Int) async throws -> ChangeSlice {
+        try await changes(since: since, limit: limit, entity: nil)
+    }
+}

@@ -1,0 +1,30 @@
+/// One recorded change: a row of `entity` with `key` was upserted or deleted by `author`.
+public struct Change: Sendable, Equatable {
+    /// The kind of row a change is about; its raw value is the `entity` the change feed shows.
+    public enum Entity: String, Sendable, CaseIterable {
+        case film
+        case product
+    }
+
+    /// What happened to the row; its raw value is the `op` the change feed shows.
+    public enum Operation: String, Sendable, CaseIterable {
+        case upsert
+        case delete
+    }
+
+    public var seq: Int64
+    public var entity: Entity
+    public var key: String
+    public var op: Operation
+    public var author: String
+    public var at: String
+
+    public init(seq: Int64, entity: Entity, key: String, op: Operation, author: String, at: String) {
+        self.seq = seq
+        self.entity = entity
+        self.key = key
+        self.op = op
+        self.author = author
+        self.at = at
+    }
+}

@@ -1,0 +1,21 @@
+/// What the upstream said about one page of a listing, kept for conditional requests next time.
+public struct FeedPageState: Sendable, Equatable {
+    public var url: String
+    public var etag: String?
+    public var lastModified: String?
+    /// The page's `next` link (SWAPI) so a 304 page can still be followed.
+    public var nextURL: String?
+    /// The listing's total as the page gave it (DummyJSON).
+    public var total: Int?
+    /// How many records the page held, so a 304 page is counted (as unchanged) without being fetched.
+    public var records: Int
+
+    public init(url: String, etag: String?, lastModified: String?, nextURL: String?, total: Int?, records: Int) {
+        self.url = url
+        self.etag = etag
+        self.lastModified = lastModified
+        self.nextURL = nextURL
+        self.total = total
+        self.records = records
+    }
+}

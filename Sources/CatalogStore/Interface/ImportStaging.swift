@@ -1,0 +1,14 @@
+import CatalogModel
+
+/// The products of one import run on their way into the store, for a listing too big to keep in memory.
+///
+/// The store stays untouched while a run stages: `completeImport` applies the staged listing in one
+/// transaction once every page has arrived, and a failed run just discards it. A later record with the same
+/// key replaces an earlier one (the last wins), and the caller is told so.
+public protocol ImportStaging: Sendable {
+    /// Stages validated products with their positions in the listing; returns a rejection for each earlier
+    /// record that one of these replaces.
+    func stage(_ batch: [(index: Int, product: Product)]) async throws -> [Rejection]
+    /// Drops everything staged; called once the run has been applied or has failed.
+    func discard()
+}

@@ -1,0 +1,39 @@
+/// The fields a list may be ordered by, as the API names them (`ordering=price`, `-` first for descending),
+/// and the ordering used when a request names none. Every store accepts the same ones.
+public struct ListOrdering: Sendable {
+    /// The field names, in the order errors and documentation list them.
+    public let fields: [String]
+    public let defaultOrdering: String
+
+    public static let films = ListOrdering(fields: ["director", "episode_id", "release_date", "title"], defaultOrdering: "episode_id")
+    public static let products = ListOrdering(
+        fields: ["category", "name", "price", "serial_code", "stock", "updated_at"], defaultOrdering: "serial_code")
+    public static let categories = ListOrdering(fields: ["name", "product_count"], defaultOrdering: "name")
+    public static let imports = ListOrdering(fields: ["id"], defaultOrdering: "-id")
+
+    /// A request's ordering and cursor, checked: the field to sort by, the direction, and where the page starts.
+    public struct Resolved: Sendable {
+        public var ordering: String
+        public var field: String
+        public var descending: Bool
+        public var cursor: ListCursor?
+    }
+
+    /// Checks `request` against the allowed fields: an unknown field is an `InvalidQuery`; a cursor that is not
+    /// one of ours, or belongs to another ordering, is an `UnknownCursor`.
+    public func resolve(_ request: PageRequest) throws -> Resolved {
+        let ordering = request.ordering ?? defaultOrdering
+        let descending = ordering.hasPrefix("-")
+        let field = descending ? String(ordering.dropFirst()) : ordering
+        guard fields.contains(field) else {
+            throw InvalidQuery(
+                parameter: "ordering",
+                detail: "ordering must be one of \(fields.joined(separator: ", ")), optionally prefixed with '-'; got '\(ordering)'")
+        }
+        let cursor = try request.cursor.map { text throws(UnknownCursor) in try ListCursor(decoding: text) }
+        if let cursor, cursor.ordering != ordering {
+            throw UnknownCursor(detail: "no page at this cursor: it belongs to ordering '\(cursor.ordering)', not '\(ordering)'")
+        }
+        return Resolved(ordering: ordering, field: field, descending: descending, cursor: cursor)
+    }
+}
