@@ -4,28 +4,32 @@ public struct Product: FeedRecord, Equatable {
     public var name: String
     public var description: String
     public var category: String
-    /// Empty when the feed gives no brand.
-    public var brand: String
+    public var brand: String?
     public var price: Price
     public var stock: Int
-    /// Empty when the feed gives no update time.
-    public var updatedAt: String
-    /// The product's address upstream, empty when the feed has none.
-    public var sourceURL: String
+    /// When the feed last changed the product, as the feed gives it.
+    public var updatedAt: String?
+    /// The product's address upstream.
+    public var sourceURL: String?
 
+    /// An empty `brand`, `updatedAt` or `sourceURL` is none: feeds write `""` for a value they do not have.
     public init(
-        serialCode: String, name: String, description: String = "", category: String, brand: String = "",
-        price: Price, stock: Int = 0, updatedAt: String = "", sourceURL: String = ""
+        serialCode: String, name: String, description: String = "", category: String, brand: String? = nil,
+        price: Price, stock: Int = 0, updatedAt: String? = nil, sourceURL: String? = nil
     ) {
         self.serialCode = serialCode
         self.name = name
         self.description = description
         self.category = category
-        self.brand = brand
+        self.brand = Self.present(brand)
         self.price = price
         self.stock = stock
-        self.updatedAt = updatedAt
-        self.sourceURL = sourceURL
+        self.updatedAt = Self.present(updatedAt)
+        self.sourceURL = Self.present(sourceURL)
+    }
+
+    private static func present(_ text: String?) -> String? {
+        text?.isEmpty == false ? text : nil
     }
 
     public static let maximumKeyLength = 200
@@ -56,11 +60,11 @@ public struct Product: FeedRecord, Equatable {
             name: try fields.requiredString("name", "title"),
             description: try fields.optionalString("description") ?? "",
             category: try fields.requiredString("category"),
-            brand: try fields.optionalString("brand") ?? "",
+            brand: try fields.optionalString("brand"),
             price: try Price(json: json["price"]),
             stock: stock,
-            updatedAt: updatedAt ?? "",
-            sourceURL: try fields.optionalString("url") ?? ""
+            updatedAt: updatedAt,
+            sourceURL: try fields.optionalString("url")
         )
     }
 

@@ -97,7 +97,12 @@ struct RecordTests {
         #expect(plain.serialCode == "X")
         #expect(plain.price.micros == 1_500_000)
         #expect(plain.updatedAt == "t")
-        #expect(plain.brand == "")
+        #expect(plain.brand == nil)
+        #expect(plain.sourceURL == nil)
+        let blanks = try Product(json: try json(#"{"serial_code": "X", "name": "n", "category": "c", "price": 1, "brand": "", "url": ""}"#))
+        #expect(blanks.brand == nil, "a feed's empty brand is no brand")
+        #expect(blanks.sourceURL == nil)
+        #expect(blanks.updatedAt == nil)
     }
 
     @Test(arguments: [

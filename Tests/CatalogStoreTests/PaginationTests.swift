@@ -44,7 +44,7 @@ struct PaginationTests {
             case "price": value = String(format: "%020lld", product.price.micros)
             case "name": value = product.name
             case "stock": value = String(format: "%010d", product.stock)
-            case "updated_at": value = product.updatedAt
+            case "updated_at": value = product.updatedAt ?? ""
             case "category": value = product.category
             default: value = ""
             }

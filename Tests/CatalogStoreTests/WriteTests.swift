@@ -25,6 +25,22 @@ struct StoreWriteTests {
         #expect(finalVersions == versionsAfter)
     }
 
+    @Test func aProductReadsBackAsItWasWrittenWithAndWithoutItsOptionalValues() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let store = temporary.store
+        let bare = Product(serialCode: "BARE", name: "n", category: "c", price: try Price(parsing: "1"))
+        let full = Product(
+            serialCode: "FULL", name: "n", description: "d", category: "c", brand: "b", price: try Price(parsing: "2.50"), stock: 3,
+            updatedAt: "2024-01-01T00:00:00Z", sourceURL: "http://127.0.0.1:9/products/1")
+        _ = try await store.upsertProducts([bare, full], author: "api")
+        #expect(try await store.product(serialCode: "BARE").0?.product == bare)
+        #expect(try await store.product(serialCode: "FULL").0?.product == full)
+        #expect(bare.brand == nil && bare.updatedAt == nil && bare.sourceURL == nil)
+        // Written again as it was read, nothing changes.
+        #expect(try await store.upsertProducts([bare, full], author: "api") == WriteCounts(unchanged: 2))
+    }
+
     @Test func theQuickVersionCheckFollowsEveryCommitFromAnyConnection() async throws {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }

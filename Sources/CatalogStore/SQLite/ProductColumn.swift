@@ -33,18 +33,19 @@ enum ProductColumn: String, CaseIterable {
     var position: Int { Self.positions[self] ?? 0 }
     private static let positions = Dictionary(uniqueKeysWithValues: allCases.enumerated().map { ($1, $0) })
 
-    /// Binds a product's `record` columns, in order.
+    /// Binds a product's `record` columns, in order. A value the product lacks is stored as `''`: the columns have
+    /// been NOT NULL since the first schema, and `Product` reads `''` back as none.
     static func bind(_ product: Product, into row: inout DirectStatement.Bindings) {
         row.add(product.serialCode)
         row.add(product.name)
         row.add(product.description)
         row.add(product.category)
-        row.add(product.brand)
+        row.add(product.brand ?? "")
         row.add(product.price.text)
         row.add(product.price.micros)
         row.add(product.stock)
-        row.add(product.updatedAt)
-        row.add(product.sourceURL)
+        row.add(product.updatedAt ?? "")
+        row.add(product.sourceURL ?? "")
     }
 
     /// The product in a row that selected `record` (or `allCases`).
