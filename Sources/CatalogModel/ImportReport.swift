@@ -57,24 +57,6 @@ public struct ImportReport: Sendable, Equatable {
     }
 }
 
-extension Rejection {
-    /// `[{"index", "key", "reason"}]`, as import and batch reports show rejections.
-    public static func write(_ rejections: [Rejection], into writer: inout JSONWriter) {
-        writer.arrayStart()
-        for rejection in rejections {
-            writer.objectStart()
-            writer.key("index")
-            writer.int(rejection.index)
-            writer.key("key")
-            writer.string(rejection.key)
-            writer.key("reason")
-            writer.string(rejection.reason)
-            writer.objectEnd()
-        }
-        writer.arrayEnd()
-    }
-}
-
 /// Counts of one batch write: what an import or `POST /products` changed.
 public struct WriteCounts: Sendable, Equatable {
     public var inserted = 0

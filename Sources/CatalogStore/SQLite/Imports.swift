@@ -5,7 +5,7 @@ import GRDB
 extension SQLiteCatalogStore {
     static let importListing = ListingSpec(
         table: "imports",
-        columns: "id, source, status, started_at, finished_at, fetched, inserted, updated, unchanged, deleted, rejected, rejections, error",
+        columns: "id, source, status, started_at, finished_at, fetched, inserted, updated, unchanged, deleted, rejected, error",
         keyColumn: "id", ordering: .imports)
 
     /// Records the start of a run; the report it returns has status `running`.
@@ -103,7 +103,8 @@ extension SQLiteCatalogStore {
 
     public func importReports(page request: PageRequest) async throws -> Page<ImportReport> {
         try await database.read { db in
-            let (rows, next, previous) = try Self.importListing.page(db, request: request, conditions: Conditions(), decode: Self.decodeReport)
+            var (rows, next, previous) = try Self.importListing.page(db, request: request, conditions: Conditions(), decode: Self.decodeReport)
+            try ImportRejections.attach(to: &rows, db)
             let count = try Int.fetchOne(try db.cachedStatement(sql: "SELECT COUNT(*) FROM imports")) ?? 0
             return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db))
         }
@@ -112,7 +113,9 @@ extension SQLiteCatalogStore {
     public func importReport(id: Int64) async throws -> (ImportReport?, StoreVersions) {
         try await database.read { db in
             let row = try Row.fetchOne(try db.cachedStatement(sql: "SELECT \(Self.importListing.columns) FROM imports WHERE id = ?"), arguments: [id])
-            return (try row.map(Self.decodeReport), try StoreVersions.fetch(db))
+            var reports = try row.map { [try Self.decodeReport($0)] } ?? []
+            try ImportRejections.attach(to: &reports, db)
+            return (reports.first, try StoreVersions.fetch(db))
         }
     }
 
@@ -121,17 +124,16 @@ extension SQLiteCatalogStore {
     }
 
     private static func saveReport(_ report: ImportReport, _ db: Database) throws {
-        var rejections = JSONWriter(capacity: 64 * report.rejections.count + 2)
-        Rejection.write(report.rejections, into: &rejections)
         try db.execute(
             sql: """
                 UPDATE imports SET status = ?, finished_at = ?, fetched = ?, inserted = ?, updated = ?, unchanged = ?, deleted = ?,
-                    rejected = ?, rejections = ?, error = ? WHERE id = ?
+                    rejected = ?, error = ? WHERE id = ?
                 """,
             arguments: [
                 report.status.rawValue, report.finishedAt, report.fetched, report.inserted, report.updated, report.unchanged, report.deleted,
-                report.rejected, String(decoding: rejections.bytes, as: UTF8.self), report.error, report.id,
+                report.rejected, report.error, report.id,
             ])
+        try ImportRejections.save(report.rejections, of: report.id, db)
         try bumpImportsVersion(db)
     }
 
@@ -151,23 +153,7 @@ extension SQLiteCatalogStore {
         report.unchanged = row["unchanged"]
         report.deleted = row["deleted"]
         report.rejected = row["rejected"]
-        report.rejections = try decodeRejections(row["rejections"])
         report.error = row["error"]
         return report
-    }
-
-    /// The rejections column: the JSON array `saveReport` wrote.
-    private static func decodeRejections(_ text: String) throws -> [Rejection] {
-        let unreadable = UnreadableStoredValue(column: "imports.rejections", value: String(text.prefix(200)))
-        guard case .array(let elements)? = try? JSONParser.parse(Array(text.utf8)) else { throw unreadable }
-        return try elements.map { element in
-            guard case .number(let index)? = element["index"], let position = Int(index), case .string(let reason)? = element["reason"]
-            else { throw unreadable }
-            switch element["key"] {
-            case .string(let key)?: return Rejection(index: position, key: key, reason: reason)
-            case .null?, nil: return Rejection(index: position, key: nil, reason: reason)
-            default: throw unreadable
-            }
-        }
     }
 }

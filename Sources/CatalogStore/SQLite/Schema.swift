@@ -18,8 +18,28 @@ enum Schema {
             // Readiness asks for each source's last successful run on every probe.
             try db.execute(sql: "CREATE INDEX imports_by_source_status ON imports(source, status, finished_at)")
         }
+        migrator.registerMigration("v3: rejections in their own table") { db in
+            // A report's rejections were a JSON array in imports.rejections, parsed back on every read.
+            try db.execute(sql: importRejections)
+            let reports = try Row.fetchAll(db, sql: "SELECT id, rejections FROM imports WHERE rejections != '[]'")
+            for report in reports {
+                try ImportRejections.save(try ImportRejections.decodeLegacyJSON(report["rejections"]), of: report["id"], db)
+            }
+            try db.execute(sql: "ALTER TABLE imports DROP COLUMN rejections")
+        }
         return migrator
     }
+
+    static let importRejections = """
+        CREATE TABLE import_rejections (
+            import_id INTEGER NOT NULL REFERENCES imports(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            record_index INTEGER NOT NULL,
+            key TEXT,
+            reason TEXT NOT NULL,
+            PRIMARY KEY (import_id, position)
+        ) WITHOUT ROWID
+        """
 
     static let version1 = """
         CREATE TABLE films (
