@@ -111,9 +111,12 @@ public func buildRouter(_ components: ServiceComponents, configuration: ServiceC
         resources.append(name)
         return router.group(RouterPath(name))
     }
-    FilmsController(store: store, urls: urls, writes: writes, token: token, cache: cache).addRoutes(to: resource("films"))
-    ProductsController(store: store, urls: urls, writes: writes, token: token, cache: cache).addRoutes(to: resource("products"))
-    CategoriesController(store: store, urls: urls, cache: cache).addRoutes(to: resource("categories"))
+    func reads(_ family: ResourceFamily, name: String? = nil) -> ResourceReads {
+        ResourceReads(store: store, urls: urls, family: family, name: name, cache: cache)
+    }
+    FilmsController(reads: reads(.films), writes: writes, token: token).addRoutes(to: resource("films"))
+    ProductsController(reads: reads(.products), writes: writes, token: token).addRoutes(to: resource("products"))
+    CategoriesController(reads: reads(.products, name: "categories")).addRoutes(to: resource("categories"))
     ChangesController(store: store, notifier: components.notifier, clients: components.metrics.feedClients).addRoutes(to: resource("changes"))
     ImportsController(store: store, importer: components.importer, token: token, urls: urls, cache: cache).addRoutes(to: resource("imports"))
     RootController(urls: urls, resources: resources).addRoutes(to: router)

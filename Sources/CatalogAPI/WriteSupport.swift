@@ -38,7 +38,7 @@ struct WriteSupport: Sendable {
         }
     }
 
-    /// After a commit: clients of the change feed hear of it now rather than at the next poll.
+    /// After a commit: clients of the change feed hear of it now rather than at the store's next commit check.
     func committed() async throws {
         await notifier.publish(try await store.versions().lastSeq)
     }
@@ -64,10 +64,33 @@ struct WriteSupport: Sendable {
         }
     }
 
-    /// 201 with `Location` for a new row, 200 otherwise, with the stored row as the body.
-    static func upserted(_ counts: WriteCounts, location: String, body: [UInt8]) -> Response {
-        counts.inserted > 0
+    /// A PUT of one record: the body validated as a `Record` whose key field matches the path's (or is taken
+    /// from it), written by `write`, and answered with the row as stored: 201 with `Location` when it is new.
+    func put<Record: FeedRecord, Row>(
+        _ request: Request, _: Record.Type, keyField: String, pathKey: JSONValue, representations: Representations,
+        write: (Record) async throws -> WriteCounts, reread: () async throws -> Row?, gone: String,
+        render: (Representations) -> (Row, inout JSONWriter) -> Void, location: String
+    ) async throws -> Response {
+        let json = try await objectBody(request, keyField: keyField, pathKey: pathKey)
+        let record: Record
+        do {
+            record = try Record(json: json)
+        } catch {
+            throw Self.invalid(error)
+        }
+        let counts = try await write(record)
+        try await committed()
+        guard let row = try await reread() else { throw Problem.notFound(gone) }
+        let body = Representations.single { render(representations)(row, &$0) }
+        return counts.inserted > 0
             ? JSONResponder.json(body, status: .created, headers: [.location: location])
             : JSONResponder.json(body)
+    }
+
+    /// A DELETE of one row: 204 once `remove` committed, 404 with `missing` when there was no such row.
+    func delete(missing: String, _ remove: () async throws -> Bool) async throws -> Response {
+        guard try await remove() else { throw Problem.notFound(missing) }
+        try await committed()
+        return Response(status: .noContent)
     }
 }

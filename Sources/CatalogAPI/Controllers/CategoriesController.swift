@@ -4,13 +4,9 @@ import Hummingbird
 
 /// `GET /categories`, `GET /categories/{name}`; a category exists while it has products.
 struct CategoriesController<Context: RequestContext> {
-    let store: any CatalogStore
     let reads: ResourceReads
 
-    init(store: any CatalogStore, urls: RequestURLs, cache: ResponseCache) {
-        self.store = store
-        reads = ResourceReads(store: store, urls: urls, family: .products, name: "categories", cache: cache)
-    }
+    private var store: any CatalogStore { reads.store }
 
     func addRoutes(to group: RouterGroup<Context>) {
         group.get(use: list)

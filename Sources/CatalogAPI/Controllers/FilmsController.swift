@@ -4,19 +4,11 @@ import Hummingbird
 
 /// `GET /films`, `GET /films/{episode_id}`, and the writes: `PUT`/`DELETE /films/{episode_id}`.
 struct FilmsController<Context: RequestContext> {
-    let store: any CatalogStore
-    let urls: RequestURLs
+    let reads: ResourceReads
     let writes: WriteSupport
     let token: BearerToken
-    let reads: ResourceReads
 
-    init(store: any CatalogStore, urls: RequestURLs, writes: WriteSupport, token: BearerToken, cache: ResponseCache) {
-        self.store = store
-        self.urls = urls
-        self.writes = writes
-        self.token = token
-        reads = ResourceReads(store: store, urls: urls, family: .films, cache: cache)
-    }
+    private var store: any CatalogStore { reads.store }
 
     func addRoutes(to group: RouterGroup<Context>) {
         group.get(use: list)
@@ -45,29 +37,18 @@ struct FilmsController<Context: RequestContext> {
     /// Creates or replaces one film and its links; its source stays the feed's if it came from one.
     @Sendable func upsert(_ request: Request, context: Context) async throws -> Response {
         let episodeID = try Self.episodeID(context)
-        let json = try await writes.objectBody(request, keyField: "episode_id", pathKey: .number(String(episodeID)))
-        let film: Film
-        do {
-            film = try Film(json: json)
-        } catch {
-            throw WriteSupport.invalid(error)
-        }
-        let counts = try await store.upsertFilms([film], author: WriteSupport.author)
-        try await writes.committed()
-        let representations = Representations(base: urls.base(for: request))
-        let (row, _) = try await store.film(episodeID: episodeID)
-        guard let row else { throw Problem.notFound("film \(episodeID) was deleted meanwhile") }
-        let body = Representations.single { representations.film(row, into: &$0) }
-        return WriteSupport.upserted(counts, location: representations.filmURL(episodeID), body: body)
+        let representations = Representations(base: reads.urls.base(for: request))
+        return try await writes.put(
+            request, Film.self, keyField: "episode_id", pathKey: .number(String(episodeID)), representations: representations,
+            write: { try await store.upsertFilms([$0], author: WriteSupport.author) }, reread: { try await store.film(episodeID: episodeID).0 },
+            gone: "film \(episodeID) was deleted meanwhile", render: { $0.film }, location: representations.filmURL(episodeID))
     }
 
     @Sendable func delete(_ request: Request, context: Context) async throws -> Response {
         let episodeID = try Self.episodeID(context)
-        guard try await store.deleteFilm(episodeID: episodeID, author: WriteSupport.author) else {
-            throw Problem.notFound("no film with episode_id \(episodeID)")
+        return try await writes.delete(missing: "no film with episode_id \(episodeID)") {
+            try await store.deleteFilm(episodeID: episodeID, author: WriteSupport.author)
         }
-        try await writes.committed()
-        return Response(status: .noContent)
     }
 
     static func episodeID(_ context: Context) throws(Problem) -> Int {

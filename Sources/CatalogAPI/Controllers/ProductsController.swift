@@ -4,19 +4,11 @@ import Hummingbird
 
 /// `GET /products`, `GET /products/{serial_code}`, and the writes: `PUT`/`DELETE /products/{serial_code}`, `POST /products`.
 struct ProductsController<Context: RequestContext> {
-    let store: any CatalogStore
-    let urls: RequestURLs
+    let reads: ResourceReads
     let writes: WriteSupport
     let token: BearerToken
-    let reads: ResourceReads
 
-    init(store: any CatalogStore, urls: RequestURLs, writes: WriteSupport, token: BearerToken, cache: ResponseCache) {
-        self.store = store
-        self.urls = urls
-        self.writes = writes
-        self.token = token
-        reads = ResourceReads(store: store, urls: urls, family: .products, cache: cache)
-    }
+    private var store: any CatalogStore { reads.store }
 
     func addRoutes(to group: RouterGroup<Context>) {
         group.get(use: list)
@@ -50,29 +42,19 @@ struct ProductsController<Context: RequestContext> {
     /// Creates or replaces one product; its source stays the feed's if it came from one.
     @Sendable func upsert(_ request: Request, context: Context) async throws -> Response {
         let serialCode = try QueryReader.pathParameter("serial_code", context)
-        let json = try await writes.objectBody(request, keyField: "serial_code", pathKey: .string(serialCode))
-        let product: Product
-        do {
-            product = try Product(json: json)
-        } catch {
-            throw WriteSupport.invalid(error)
-        }
-        let counts = try await store.upsertProducts([product], author: WriteSupport.author)
-        try await writes.committed()
-        let representations = Representations(base: urls.base(for: request))
-        let (row, _) = try await store.product(serialCode: serialCode)
-        guard let row else { throw Problem.notFound("product '\(serialCode)' was deleted meanwhile") }
-        let body = Representations.single { representations.product(row, into: &$0) }
-        return WriteSupport.upserted(counts, location: representations.productURL(serialCode), body: body)
+        let representations = Representations(base: reads.urls.base(for: request))
+        return try await writes.put(
+            request, Product.self, keyField: "serial_code", pathKey: .string(serialCode), representations: representations,
+            write: { try await store.upsertProducts([$0], author: WriteSupport.author) },
+            reread: { try await store.product(serialCode: serialCode).0 }, gone: "product '\(serialCode)' was deleted meanwhile",
+            render: { $0.product }, location: representations.productURL(serialCode))
     }
 
     @Sendable func delete(_ request: Request, context: Context) async throws -> Response {
         let serialCode = try QueryReader.pathParameter("serial_code", context)
-        guard try await store.deleteProduct(serialCode: serialCode, author: WriteSupport.author) else {
-            throw Problem.notFound("no product with serial_code '\(serialCode)'")
+        return try await writes.delete(missing: "no product with serial_code '\(serialCode)'") {
+            try await store.deleteProduct(serialCode: serialCode, author: WriteSupport.author)
         }
-        try await writes.committed()
-        return Response(status: .noContent)
     }
 
     /// Upserts a JSON array (or a DummyJSON page) or NDJSON of products in one transaction; bad records are reported, the rest land.

@@ -37,12 +37,10 @@ extension SQLiteCatalogStore {
         do {
             contents = try await database.read { db in
                 // Counted and copied in one read transaction: the figures describe exactly the pages copied.
-                var contents = StoreBackup(path: target.path, bytes: 0, films: 0, products: 0, categories: 0, changes: 0, lastSeq: 0, milliseconds: 0)
-                contents.films = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM films") ?? 0
-                contents.products = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM products") ?? 0
-                contents.categories = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM categories") ?? 0
-                contents.changes = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM changes") ?? 0
-                contents.lastSeq = try StoreVersions.lastSeq(db)
+                let rows = try StoreStatistics.fetch(db)
+                let contents = StoreBackup(
+                    path: target.path, bytes: 0, films: rows.films, products: rows.products, categories: rows.categories, changes: rows.changes,
+                    lastSeq: try StoreVersions.lastSeq(db), milliseconds: 0)
                 try copy.writeWithoutTransaction { copyDB in try db.backup(to: copyDB) }
                 return contents
             }

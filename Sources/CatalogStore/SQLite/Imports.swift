@@ -105,7 +105,7 @@ extension SQLiteCatalogStore {
         try await database.read { db in
             var (rows, next, previous) = try Self.importListing.page(db, request: request, conditions: Conditions(), decode: Self.decodeReport)
             try ImportRejections.attach(to: &rows, db)
-            let count = try Int.fetchOne(try db.cachedStatement(sql: "SELECT COUNT(*) FROM imports")) ?? 0
+            let count = try Self.importListing.count(db, Conditions())
             return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db))
         }
     }

@@ -14,6 +14,13 @@ struct ListingSpec {
     var expressions: [String: String] = [:]
 
     func sortExpression(_ field: String) -> String { expressions[field] ?? field }
+
+    /// How many rows match `conditions`, over all pages.
+    func count(_ db: Database, _ conditions: Conditions) throws -> Int {
+        try Int.fetchOne(
+            try db.cachedStatement(sql: "SELECT COUNT(*) FROM \(table) \(conditions.whereSQL)"), arguments: StatementArguments(conditions.arguments))
+            ?? 0
+    }
 }
 
 /// SQL conditions and their arguments, built from filters.
@@ -109,11 +116,7 @@ extension SQLiteCatalogStore {
             conditions.addSearch(filter.search, columns: ["title", "director", "producer"])
             var (rows, next, previous) = try Self.filmListing.page(db, request: request, conditions: conditions, decode: FilmRow.init(row:))
             try FilmRow.attachLinks(to: &rows, db)
-            let count =
-                try Int.fetchOne(
-                    try db.cachedStatement(sql: "SELECT COUNT(*) FROM films \(conditions.whereSQL)"),
-                    arguments: StatementArguments(conditions.arguments))
-                ?? 0
+            let count = try Self.filmListing.count(db, conditions)
             return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db))
         }
     }
@@ -147,10 +150,7 @@ extension SQLiteCatalogStore {
                 count =
                     try Int.fetchOne(try db.cachedStatement(sql: "SELECT product_count FROM categories WHERE name = ?"), arguments: [category]) ?? 0
             } else {
-                count =
-                    try Int.fetchOne(
-                        try db.cachedStatement(sql: "SELECT COUNT(*) FROM products \(conditions.whereSQL)"),
-                        arguments: StatementArguments(conditions.arguments)) ?? 0
+                count = try Self.productListing.count(db, conditions)
             }
             return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db))
         }
@@ -169,10 +169,7 @@ extension SQLiteCatalogStore {
             var conditions = Conditions()
             conditions.addSearch(filter.search, columns: ["name"])
             let (rows, next, previous) = try Self.categoryListing.page(db, request: request, conditions: conditions, decode: CategoryRow.init(row:))
-            let count =
-                try Int.fetchOne(
-                    try db.cachedStatement(sql: "SELECT COUNT(*) FROM categories \(conditions.whereSQL)"),
-                    arguments: StatementArguments(conditions.arguments)) ?? 0
+            let count = try Self.categoryListing.count(db, conditions)
             return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db))
         }
     }

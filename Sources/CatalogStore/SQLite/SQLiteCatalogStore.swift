@@ -86,21 +86,25 @@ public struct SQLiteCatalogStore: CatalogStore {
 
     /// Row counts and the file's size.
     public func statistics() async throws -> StoreStatistics {
-        try await database.read { db in
-            StoreStatistics(
-                films: try Int.fetchOne(try db.cachedStatement(sql: "SELECT COUNT(*) FROM films")) ?? 0,
-                products: try Int.fetchOne(try db.cachedStatement(sql: "SELECT COUNT(*) FROM products")) ?? 0,
-                categories: try Int.fetchOne(try db.cachedStatement(sql: "SELECT COUNT(*) FROM categories")) ?? 0,
-                changes: try Int.fetchOne(try db.cachedStatement(sql: "SELECT COUNT(*) FROM changes")) ?? 0,
-                bytes: (try Int.fetchOne(try db.cachedStatement(sql: "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()")))
-                    ?? 0
-            )
-        }
+        try await database.read { db in try StoreStatistics.fetch(db) }
     }
 
     public func close() throws {
         versionWatch.close()
         try database.close()
+    }
+}
+
+extension StoreStatistics {
+    /// Row counts and the file's size, as of the read transaction of `db`.
+    static func fetch(_ db: Database) throws -> StoreStatistics {
+        func count(_ table: String) throws -> Int {
+            try Int.fetchOne(try db.cachedStatement(sql: "SELECT COUNT(*) FROM \(table)")) ?? 0
+        }
+        return StoreStatistics(
+            films: try count("films"), products: try count("products"), categories: try count("categories"), changes: try count("changes"),
+            bytes: try Int.fetchOne(try db.cachedStatement(sql: "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()"))
+                ?? 0)
     }
 }
 
