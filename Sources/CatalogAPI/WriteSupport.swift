@@ -44,7 +44,7 @@ struct WriteSupport: Sendable {
     }
 
     /// A validation failure of the one record in a body.
-    static func invalid(_ error: RecordError) -> Problem {
+    private static func invalid(_ error: RecordError) -> Problem {
         Problem(.unprocessableContent, type: "invalid-record", detail: error.reason)
     }
 

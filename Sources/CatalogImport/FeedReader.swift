@@ -22,7 +22,7 @@ public struct FeedReader {
     static let pagesAhead = 4
     /// Products are staged in batches of this many.
     static let stagingBatchSize = 1000
-    /// Listings up to this many products (about 50 MB) are kept in memory; longer ones go to a staging file,
+    /// Listings up to this many products (about 50 MB) are kept in memory; longer ones go to the store's staging,
     /// so that a listing of any length is read with bounded memory.
     public static let defaultInMemoryProductLimit = 100_000
 
@@ -216,7 +216,7 @@ public struct FeedReader {
     }
 
     /// Validates product records and numbers them across pages; keeps them in memory up to
-    /// `inMemoryProductLimit`, then moves them to a staging file and stages the rest in batches.
+    /// `inMemoryProductLimit`, then moves them to the store's staging and stages the rest in batches.
     struct Stager {
         let store: any CatalogStore
         let inMemoryLimit: Int

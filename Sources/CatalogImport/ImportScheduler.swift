@@ -35,7 +35,7 @@ public struct ImportScheduler: Service {
                 }
             }
         } onGracefulShutdown: {
-            Task { await importer.cancelAll() }
+            Task { await importer.shutDown() }
         }
     }
 

@@ -31,6 +31,8 @@ public enum ImportStartError: Error, Sendable, Equatable {
     /// A run of this source is in progress; its report id.
     case alreadyRunning(Int64)
     case notConfigured(FeedSource)
+    /// The service is shutting down: no run starts any more.
+    case shuttingDown
 }
 
 /// Runs imports, at most one per source at a time, whoever asks: the scheduler, `POST /imports` or the CLI.
@@ -42,9 +44,10 @@ public actor Importer {
     private let inMemoryProductLimit: Int
     private let onCompletion: @Sendable (ImportReport, Duration) -> Void
     private var running: [FeedSource: (id: Int64, task: Task<ImportReport, Never>)] = [:]
+    private var isShuttingDown = false
 
     /// - Parameters:
-    ///   - inMemoryProductLimit: listings longer than this are staged on disk rather than held in memory.
+    ///   - inMemoryProductLimit: listings longer than this are staged by the store rather than held in memory.
     ///   - onCompletion: told of every run's final report and duration, once it is recorded (for metrics).
     public init(
         store: any CatalogStore, locations: FeedLocations, client: UpstreamClient, logger: Logger,
@@ -67,11 +70,16 @@ public actor Importer {
     public func start(
         _ source: FeedSource, from override: String? = nil, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }
     ) async throws -> (report: ImportReport, completion: Task<ImportReport, Never>) {
+        guard !isShuttingDown else { throw ImportStartError.shuttingDown }
         try await awaitFinishedRun(of: source)
         guard let location = override ?? locations.location(of: source) else { throw ImportStartError.notConfigured(source) }
         let report = try await store.beginImport(source: source)
+        // While the report row was written, another caller may have started a run, or shutdown may have begun.
+        if isShuttingDown {
+            try await store.failImport(failed(report, because: Self.shutdownReason))
+            throw ImportStartError.shuttingDown
+        }
         if let current = running[source] {
-            // Another caller started one while we were writing the report row.
             try await store.failImport(failed(report, because: "another run of \(source.rawValue) started first"))
             throw ImportStartError.alreadyRunning(current.id)
         }
@@ -103,6 +111,15 @@ public actor Importer {
         } onCancel: {
             completion.cancel()
         }
+    }
+
+    static let shutdownReason = "cancelled: the service is shutting down"
+
+    /// Refuses every later start, then cancels every run in progress and waits for each to roll back and record
+    /// its failure: once it returns, no import writes to the store.
+    public func shutDown() async {
+        isShuttingDown = true
+        await cancelAll()
     }
 
     /// Cancels every run in progress and waits for each to roll back and record its failure.
@@ -158,7 +175,7 @@ public actor Importer {
                         "import.write_ms": .stringConvertible(total - read),
                     ], uniquingKeysWith: { $1 }))
         } catch {
-            let reason = Task.isCancelled || error is CancellationError ? "cancelled: the service is shutting down" : String(describing: error)
+            let reason = Task.isCancelled || error is CancellationError ? Self.shutdownReason : String(describing: error)
             outcome = failed(report, because: reason)
             // Recorded from a fresh task: this one may be cancelled, and the store refuses work for cancelled tasks.
             let store = self.store

@@ -25,10 +25,10 @@ extension Catalogd {
                 throw ExitCode.failure
             }
             let store = try SQLiteCatalogStore(path: source)
+            defer { try? store.close() }
             let backup: StoreBackup
             do {
                 backup = try await store.backup(to: destination, replacing: replace)
-                try store.close()
             } catch let failure as StoreBackup.Failure {
                 FileHandle.standardError.write(Data("catalogd backup: \(failure)\n".utf8))
                 throw ExitCode.failure

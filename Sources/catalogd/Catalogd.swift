@@ -23,7 +23,7 @@ struct Catalogd: AsyncParsableCommand {
 
 /// Options every command shares.
 struct CommonOptions: ParsableArguments {
-    @Option(help: "The store: a file path for the embedded SQLite store (CATALOG_DATABASE; default ./data/catalog.sqlite).")
+    @Option(help: "Where the store is: a file path, for the embedded store (CATALOG_DATABASE; default \(StoreLocation.defaultLocation)).")
     var database: String?
 
     @Option(help: "trace, debug, info, notice, warning, error or critical (CATALOG_LOG_LEVEL; default info).")
@@ -201,7 +201,7 @@ extension Catalogd {
         }
     }
 
-    /// Integrity check of a store file.
+    /// Integrity check of the store.
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check the store: its engine's integrity, derived counts against a recount, history continuity. Exit 1 if anything is wrong.")

@@ -1,6 +1,7 @@
 import CatalogFixtures
 import CatalogImport
 import CatalogModel
+import CatalogStore
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -27,5 +28,19 @@ struct ImportsAPITests {
             }
         }
         await upstream.stop()
+    }
+
+    @Test func aStartAskedForDuringShutdownIsRefusedWith503() async throws {
+        var harness = WriteHarness()
+        harness.configuration.feeds = FeedLocations(films: "http://127.0.0.1:9/api/films/", products: "")
+        try await harness.run { client, components in
+            await components.importer.shutDown()
+            let refused = try await client.execute(
+                uri: "/imports", method: .post, headers: authorized, body: ByteBuffer(string: #"{"source": "films"}"#))
+            #expect(refused.status == .serviceUnavailable)
+            #expect(refused.headers[.retryAfter] == "5")
+            #expect(try json(refused)["type"] == .string("https://catalogd.dev/problems/shutting-down"))
+            #expect(try await components.store.importReports(page: PageRequest()).rows.isEmpty)
+        }
     }
 }

@@ -92,4 +92,21 @@ struct ImportFaultTests {
         let after = try await harness.allProducts()
         #expect(after == before)
     }
+
+    @Test func afterShutdownNoRunStartsAndNoneIsLeftRunning() async throws {
+        let harness = try await ImportHarness.start(FixtureCatalog(films: 0, products: 40))
+        defer { Task { await harness.stop() } }
+        let importer = harness.importer()
+        await harness.upstream.setFaults(FixtureFaults(delayMilliseconds: 200))
+        let (_, completion) = try await importer.start(.products)
+        try await Task.sleep(for: .milliseconds(300))
+        await importer.shutDown()
+        #expect(await completion.value.status == .failed)
+        await #expect(throws: ImportStartError.shuttingDown) { try await importer.start(.products) }
+        await #expect(throws: ImportStartError.shuttingDown) { try await importer.start(.films) }
+        let reports = try await harness.store.importReports(page: PageRequest()).rows
+        #expect(reports.count == 1, "a refused start records no run")
+        #expect(reports.allSatisfy { $0.status != .running })
+        #expect(try await harness.allProducts().isEmpty)
+    }
 }

@@ -25,8 +25,12 @@ struct ImportRejectionTests {
         let listed = try await temporary.store.importReports(page: PageRequest()).rows
         #expect(listed.map(\.id) == [other.id, report.id])
         #expect(listed.map(\.rejections) == [[], Self.rejections])
-        let stored = try await temporary.rawQueue().read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM import_rejections") }
-        #expect(stored == 3)
+        let raw = try temporary.rawQueue()
+        #expect(try await raw.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM import_rejections") } == 3)
+        #expect(try await temporary.store.check().isEmpty)
+        // A lost line is a problem `check` names.
+        try await raw.write { db in try db.execute(sql: "DELETE FROM import_rejections WHERE position = 1") }
+        #expect(try await temporary.store.check() == ["import \(report.id): 3 rejected but 2 rejection lines kept"])
     }
 
     @Test func migrationMovesTheRejectionsAReportKeptAsJSONIntoTheirTable() async throws {

@@ -64,6 +64,10 @@ struct ImportsController<Context: RequestContext> {
             throw Problem(
                 .conflict, type: "source-not-configured",
                 detail: "the \(source.rawValue) feed is disabled: set CATALOG_\(source.rawValue.uppercased())_URL to import it")
+        } catch ImportStartError.shuttingDown {
+            throw Problem(
+                .serviceUnavailable, type: "shutting-down", detail: "the service is shutting down; start the import once it is back",
+                headers: [.retryAfter: "5"])
         }
     }
 }

@@ -16,6 +16,6 @@ struct LongRequestsShutdown: Service {
         // Returns when shutdown begins; throws only when cancelled, and then the same work is due.
         try? await gracefulShutdown()
         await notifier.shutDown()
-        await importer.cancelAll()
+        await importer.shutDown()
     }
 }

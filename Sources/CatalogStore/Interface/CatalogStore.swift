@@ -35,8 +35,9 @@ public protocol CatalogStore: Service, CustomStringConvertible {
     /// The same as `versions()`, for the check every GET makes before anything else: it has to cost next to
     /// nothing, and reflects every commit made before it was asked, by any process.
     func currentVersions() async throws -> StoreVersions
-    /// Calls `onCommit` with the newest seq each time commits move it, whoever made them (another process, or
-    /// another replica), until the task is cancelled. A failed check goes to `onError` and is tried again.
+    /// Calls `onCommit` with the newest seq when the watch starts and each time commits move it, whoever made them
+    /// (another process, or another replica), until the task is cancelled. A failed check goes to `onError` and is
+    /// tried again.
     func watchCommits(onError: @escaping @Sendable (any Error) -> Void, onCommit: @escaping @Sendable (Int64) async -> Void) async
 
     // MARK: Reads

@@ -1,5 +1,4 @@
 import CatalogModel
-import CatalogStore
 import GRDB
 
 /// The `films` columns a film record fills, listed once: the select list, the upsert's columns and its

@@ -5,7 +5,7 @@ import GRDB
 extension SQLiteCatalogStore {
     /// Changes after `since`, oldest first, optionally of one entity; throws `HistoryGone` when `since` is
     /// older than the retained history.
-    public func changes(since: Int64, limit: Int, entity: Change.Entity? = nil) async throws -> ChangeSlice {
+    public func changes(since: Int64, limit: Int, entity: Change.Entity?) async throws -> ChangeSlice {
         try await database.read { db in
             let lastSeq = try StoreVersions.lastSeq(db)
             let oldest = try Int64.fetchOne(try db.cachedStatement(sql: "SELECT MIN(seq) FROM changes"))

@@ -10,6 +10,19 @@ extension SQLiteCatalogStore {
             var problems: [String] = []
             let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
             if integrity != ["ok"] { problems += integrity.map { "sqlite integrity: \($0)" } }
+            for row in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") {
+                problems.append("sqlite foreign key: a row of \(row["table"] as String) names a missing row of \(row["parent"] as String)")
+            }
+            // A report keeps its first `maximumRejections` lines of however many records it rejected.
+            let reportLines = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT i.id, i.rejected, (SELECT COUNT(*) FROM import_rejections r WHERE r.import_id = i.id) AS lines FROM imports i
+                    WHERE lines != MIN(i.rejected, ?) ORDER BY i.id LIMIT 100
+                    """, arguments: [ImportReport.maximumRejections])
+            for row in reportLines {
+                problems.append("import \(row["id"] as Int64): \(row["rejected"] as Int) rejected but \(row["lines"] as Int) rejection lines kept")
+            }
             for kind in FilmLinkKind.allCases {
                 let column = kind.countColumn
                 let rows = try Row.fetchAll(

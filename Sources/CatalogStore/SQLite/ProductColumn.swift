@@ -1,5 +1,4 @@
 import CatalogModel
-import CatalogStore
 import GRDB
 
 /// The `products` columns, listed once. Reads select them in this order and read them by name; the

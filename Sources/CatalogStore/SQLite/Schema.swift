@@ -1,5 +1,4 @@
 import CatalogModel
-import CatalogStore
 import GRDB
 
 /// The store's migrations, applied in order at start-up.
@@ -19,13 +18,14 @@ enum Schema {
             try db.execute(sql: "CREATE INDEX imports_by_source_status ON imports(source, status, finished_at)")
         }
         migrator.registerMigration("v3: rejections in their own table") { db in
-            // A report's rejections were a JSON array in imports.rejections, parsed back on every read.
+            // A report's rejections were a JSON array in imports.rejections, parsed back on every read. The column
+            // stays, '[]' for every later report: an older catalogd still running on the file (a rolling upgrade,
+            // a rollback) goes on reading and writing reports, and migrations only ever add.
             try db.execute(sql: importRejections)
             let reports = try Row.fetchAll(db, sql: "SELECT id, rejections FROM imports WHERE rejections != '[]'")
             for report in reports {
                 try ImportRejections.save(try ImportRejections.decodeLegacyJSON(report["rejections"]), of: report["id"], db)
             }
-            try db.execute(sql: "ALTER TABLE imports DROP COLUMN rejections")
         }
         return migrator
     }

@@ -1,5 +1,3 @@
-import CatalogStore
-
 /// What `SQLiteCatalogStore.backup(to:replacing:)` wrote: the copy's file, size and contents, as of the moment it copied.
 public struct StoreBackup: Sendable, Equatable {
     /// Why a backup was not written; nothing is left at the destination.

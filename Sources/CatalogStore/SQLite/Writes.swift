@@ -4,7 +4,7 @@ import GRDB
 import GRDBSQLite
 
 /// How a batch of records is applied.
-public enum WriteMode: Sendable, Equatable {
+enum WriteMode: Sendable, Equatable {
     /// The records are a feed's complete listing: its rows missing from the listing are deleted,
     /// and every listed row is (again) owned by the feed.
     case mirror(FeedSource)
