@@ -15,6 +15,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
@@ -53,6 +54,18 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "PostgresStore",
+            dependencies: [
+                "CatalogModel",
+                "CatalogStore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Sources/CatalogStore/PostgreSQL",
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CatalogImport",
             dependencies: [
                 "CatalogModel",
@@ -88,6 +101,7 @@ let package = Package(
                 "CatalogAPI",
                 "CatalogImport",
                 "CatalogStore",
+                "PostgresStore",
                 "SQLiteStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

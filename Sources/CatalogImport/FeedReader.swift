@@ -131,10 +131,10 @@ public struct FeedReader {
         do {
             let pass = try await productPass(from: start, pageSize: pageSize, conditional: conditional, stager: &stager, report: &report)
             if case .complete = pass { return pass }
-            stager.staging?.discard()
+            await stager.staging?.discard()
             return pass
         } catch {
-            stager.staging?.discard()
+            await stager.staging?.discard()
             throw error
         }
     }

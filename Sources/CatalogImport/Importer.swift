@@ -162,10 +162,16 @@ public actor Importer {
                 case .products: return try await reader.readProducts(from: location, pageSize: locations.productPageSize, report: &report)
                 }
             }
-            defer { if case .stagedProducts(let staging) = listing.records { staging.discard() } }
-            try Task.checkCancellation()
             let read = Self.milliseconds(since: started)
-            outcome = try await store.completeImport(report, listing: listing)
+            let completion: Result<ImportReport, any Error>
+            do {
+                try Task.checkCancellation()
+                completion = .success(try await store.completeImport(report, listing: listing))
+            } catch {
+                completion = .failure(error)
+            }
+            if case .stagedProducts(let staging) = listing.records { await staging.discard() }
+            outcome = try completion.get()
             let total = Self.milliseconds(since: started)
             logger.info(
                 "\(outcome.summary) in \(total) ms (\(read) ms reading and checking the feed, \(total - read) ms writing)",

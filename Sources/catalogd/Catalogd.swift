@@ -23,8 +23,15 @@ struct Catalogd: AsyncParsableCommand {
 
 /// Options every command shares.
 struct CommonOptions: ParsableArguments {
-    @Option(help: "Where the store is: a file path, for the embedded store (CATALOG_DATABASE; default \(StoreLocation.defaultLocation)).")
+    @Option(
+        help: """
+            Where the store is: a file path for the embedded SQLite store, or postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=MODE \
+            (CATALOG_DATABASE; default \(StoreLocation.defaultLocation)). Prefer the variable for a URL with a password: arguments show in ps.
+            """)
     var database: String?
+
+    @Option(help: "Most connections to a PostgreSQL store (CATALOG_DATABASE_POOL_SIZE; default \(StoreLocation.defaultPoolSize)).")
+    var databasePoolSize: String?
 
     @Option(help: "trace, debug, info, notice, warning, error or critical (CATALOG_LOG_LEVEL; default info).")
     var logLevel: String?
@@ -44,8 +51,10 @@ struct CommonOptions: ParsableArguments {
     }
 
     /// Opens (creating and migrating if needed) the store `--database` names.
-    func openStore() throws -> any CatalogStore {
-        try StoreLocation.open(databaseLocation)
+    func openStore(logger: Logger) async throws -> any CatalogStore {
+        let poolSize = try source("--database-pool-size", "CATALOG_DATABASE_POOL_SIZE", databasePoolSize).integer(
+            default: StoreLocation.defaultPoolSize, in: 1...1000)
+        return try await StoreLocation.open(databaseLocation, poolSize: poolSize, logger: logger)
     }
 
     /// Sets up logging once for the process and returns the service's logger.
@@ -100,7 +109,8 @@ extension Catalogd {
         func run() async throws {
             let logger = try common.bootstrapLogging()
             let configuration = try resolve()
-            let (application, components) = try await buildApplication(configuration, store: try common.openStore(), logger: logger)
+            let (application, components) = try await buildApplication(
+                configuration, store: try await common.openStore(logger: logger), logger: logger)
             try await serviceGroup(application, components: components, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
             logger.info("catalogd stopped")
         }
@@ -180,7 +190,7 @@ extension Catalogd {
                 throw ValidationError("source must be films or products, got '\(source)'")
             }
             let locations = try feeds.locations(common)
-            let store = try common.openStore()
+            let store = try await common.openStore(logger: logger)
             let client = UpstreamClient(policy: try upstream.policy(common), logger: logger)
             let importer = Importer(store: store, locations: locations, client: client, logger: logger)
             let showsProgress = isatty(STDERR_FILENO) == 1 && !json
@@ -209,7 +219,8 @@ extension Catalogd {
         @OptionGroup var common: CommonOptions
 
         func run() async throws {
-            let store = try common.openStore()
+            let logger = try common.bootstrapLogging()
+            let store = try await common.openStore(logger: logger)
             let problems = try await store.check()
             guard problems.isEmpty else {
                 print("\(store): \(problems.count) problem(s)")
@@ -227,7 +238,8 @@ extension Catalogd {
         @OptionGroup var common: CommonOptions
 
         func run() async throws {
-            let store = try common.openStore()
+            let logger = try common.bootstrapLogging()
+            let store = try await common.openStore(logger: logger)
             for migration in try await store.appliedMigrations() { print("applied: \(migration)") }
         }
     }

@@ -28,3 +28,13 @@ public struct Change: Sendable, Equatable {
         self.at = at
     }
 }
+
+extension Change.Entity {
+    /// The version family a write to this kind of row moves.
+    public var family: ResourceFamily {
+        switch self {
+        case .film: .films
+        case .product: .products
+        }
+    }
+}

@@ -9,6 +9,6 @@ public protocol ImportStaging: Sendable {
     /// Stages validated products with their positions in the listing; returns a rejection for each earlier
     /// record that one of these replaces.
     func stage(_ batch: [(index: Int, product: Product)]) async throws -> [Rejection]
-    /// Drops everything staged; called once the run has been applied or has failed.
-    func discard()
+    /// Drops everything staged; called once the run has been applied or has failed, even from a cancelled task.
+    func discard() async
 }

@@ -54,13 +54,3 @@ struct ChangeLog {
         }
     }
 }
-
-extension Change.Entity {
-    /// The version family a write to this kind of row moves (`versions.name`).
-    var family: ResourceFamily {
-        switch self {
-        case .film: .films
-        case .product: .products
-        }
-    }
-}

@@ -179,8 +179,3 @@ enum Schema {
         END;
         """
 }
-
-extension FilmLinkKind {
-    /// The `films` column that holds the derived count of this kind of link.
-    var countColumn: String { "\(singular)_count" }
-}

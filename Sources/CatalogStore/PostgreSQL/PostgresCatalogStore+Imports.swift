@@ -1,0 +1,165 @@
+import CatalogModel
+import CatalogStore
+import PostgresNIO
+
+extension PostgresCatalogStore {
+    public func beginImport(source: FeedSource) async throws -> ImportReport {
+        try await transaction(.write) { connection in
+            let startedAt = Timestamp.now()
+            let query: PostgresQuery =
+                "INSERT INTO imports (source, status, started_at) VALUES (\(source.rawValue), 'running', \(startedAt)) RETURNING id"
+            var id: Int64 = 0
+            for try await inserted in try await connection.query(query, logger: logger).decode(Int64.self) { id = inserted }
+            try await Self.bumpImportsVersion(connection, logger: logger)
+            return ImportReport(id: id, source: source, status: .running, startedAt: startedAt)
+        }
+    }
+
+    public func failInterruptedImports() async throws {
+        try await transaction(.write) { connection in
+            let query: PostgresQuery = """
+                UPDATE imports SET status = 'failed', finished_at = \(Timestamp.now()), error = 'interrupted: the process stopped during the run'
+                WHERE status = 'running' RETURNING id
+                """
+            var failed = 0
+            for try await _ in try await connection.query(query, logger: logger) { failed += 1 }
+            if failed > 0 { try await Self.bumpImportsVersion(connection, logger: logger) }
+        }
+    }
+
+    public func lastSuccessfulImports() async throws -> [FeedSource: String] {
+        try await transaction(.read) { connection in
+            var finished: [FeedSource: String] = [:]
+            for source in FeedSource.allCases {
+                let query: PostgresQuery = """
+                    SELECT finished_at FROM imports WHERE source = \(source.rawValue) AND status = 'succeeded' ORDER BY finished_at DESC LIMIT 1
+                    """
+                for try await time in try await connection.query(query, logger: logger).decode(String.self) { finished[source] = time }
+            }
+            return finished
+        }
+    }
+
+    public func feedPages(source: FeedSource) async throws -> [String: FeedPageState] {
+        try await transaction(.read) { connection in
+            var pages: [String: FeedPageState] = [:]
+            let query: PostgresQuery = "SELECT url, etag, last_modified, next_url, total, records FROM feed_pages WHERE source = \(source.rawValue)"
+            for try await (url, etag, lastModified, nextURL, total, records) in try await connection.query(query, logger: logger).decode(
+                (String, String?, String?, String?, Int64?, Int64).self)
+            {
+                pages[url] = FeedPageState(
+                    url: url, etag: etag, lastModified: lastModified, nextURL: nextURL, total: total.map(Int.init), records: Int(records))
+            }
+            return pages
+        }
+    }
+
+    public func makeStaging() async throws -> any ImportStaging {
+        PostgresImportStaging(client: client, logger: logger)
+    }
+
+    public func completeImport(_ report: ImportReport, listing: CompletedListing) async throws -> ImportReport {
+        try await recordingTransaction(author: report.source.author) { connection, log in
+            var report = report
+            let mode = PostgresWriteMode.mirror(report.source)
+            let counts: WriteCounts
+            switch listing.records {
+            case .films(let films): counts = try await PostgresFilmWriter(mode: mode).apply(films, log: &log)
+            case .products(let products): counts = try await PostgresProductWriter(mode: mode).apply(.products(products), log: &log)
+            case .stagedProducts(let staging):
+                guard let staging = staging as? PostgresImportStaging else { throw ForeignStaging(store: description) }
+                counts = try await PostgresProductWriter(mode: mode).apply(.staged(staging.id), log: &log)
+            case .unchanged(let records): counts = WriteCounts(unchanged: records)
+            }
+            report.inserted = counts.inserted
+            report.updated = counts.updated
+            report.unchanged = counts.unchanged
+            report.deleted = counts.deleted
+            report.status = .succeeded
+            report.finishedAt = Timestamp.now()
+            try await connection.query("DELETE FROM feed_pages WHERE source = \(report.source.rawValue)", logger: logger)
+            for page in listing.pages {
+                try await connection.query(
+                    """
+                    INSERT INTO feed_pages (source, url, etag, last_modified, next_url, total, records)
+                    VALUES (\(report.source.rawValue), \(page.url), \(page.etag), \(page.lastModified), \(page.nextURL), \(page.total.map(Int64.init)),
+                        \(Int64(page.records)))
+                    """, logger: logger)
+            }
+            try await Self.saveReport(report, connection, logger: logger)
+            return report
+        }
+    }
+
+    public func failImport(_ report: ImportReport) async throws {
+        try await transaction(.write) { connection in
+            var report = report
+            report.status = .failed
+            report.finishedAt = report.finishedAt ?? Timestamp.now()
+            try await Self.saveReport(report, connection, logger: logger)
+        }
+    }
+
+    public func importReports(page request: PageRequest) async throws -> Page<ImportReport> {
+        try await transaction(.read) { connection in
+            var (rows, next, previous) = try await PostgresListing.imports.page(
+                connection, request: request, conditions: PostgresConditions(), logger: logger, decode: PostgresRows.importReport)
+            try await Self.attachRejections(to: &rows, connection, logger: logger)
+            let count = try await PostgresListing.imports.count(connection, PostgresConditions(), logger: logger)
+            return Page(
+                rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try await Self.versions(connection, logger: logger))
+        }
+    }
+
+    public func importReport(id: Int64) async throws -> (ImportReport?, StoreVersions) {
+        try await transaction(.read) { connection in
+            var reports = try await fetch(
+                connection, "SELECT \(PostgresRows.importColumns) FROM imports WHERE id = $1", [id], decode: PostgresRows.importReport)
+            try await Self.attachRejections(to: &reports, connection, logger: logger)
+            return (reports.first, try await Self.versions(connection, logger: logger))
+        }
+    }
+
+    private static func bumpImportsVersion(_ connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("UPDATE versions SET version = version + 1 WHERE name = \(ResourceFamily.imports.rawValue)", logger: logger)
+    }
+
+    private static func saveReport(_ report: ImportReport, _ connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query(
+            """
+            UPDATE imports SET status = \(report.status.rawValue), finished_at = \(report.finishedAt), fetched = \(Int64(report.fetched)),
+                inserted = \(Int64(report.inserted)), updated = \(Int64(report.updated)), unchanged = \(Int64(report.unchanged)),
+                deleted = \(Int64(report.deleted)), rejected = \(Int64(report.rejected)), error = \(report.error)
+            WHERE id = \(report.id)
+            """, logger: logger)
+        try await connection.query("DELETE FROM import_rejections WHERE import_id = \(report.id)", logger: logger)
+        let rejections = report.rejections
+        guard !rejections.isEmpty else { return try await bumpImportsVersion(connection, logger: logger) }
+        try await connection.query(
+            """
+            INSERT INTO import_rejections (import_id, position, record_index, key, reason)
+            SELECT \(report.id), n - 1, record_index, CASE WHEN has_key THEN key END, reason
+            FROM unnest(
+                \(rejections.map { Int64($0.index) })::bigint[], \(rejections.map { $0.key != nil })::boolean[], \(rejections.map { $0.key ?? "" })::text[],
+                \(rejections.map(\.reason))::text[]
+            ) WITH ORDINALITY AS lines(record_index, has_key, key, reason, n)
+            """, logger: logger)
+        try await bumpImportsVersion(connection, logger: logger)
+    }
+
+    /// Fills in the rejection lines of `reports` with one query.
+    private static func attachRejections(to reports: inout [ImportReport], _ connection: PostgresConnection, logger: Logger) async throws {
+        let ids = reports.filter { $0.rejected > 0 }.map(\.id)
+        guard !ids.isEmpty else { return }
+        var byReport: [Int64: [Rejection]] = [:]
+        let query: PostgresQuery = """
+            SELECT import_id, record_index, key, reason FROM import_rejections WHERE import_id = ANY(\(ids)::bigint[]) ORDER BY import_id, position
+            """
+        for try await (id, index, key, reason) in try await connection.query(query, logger: logger).decode((Int64, Int64, String?, String).self) {
+            byReport[id, default: []].append(Rejection(index: Int(index), key: key, reason: reason))
+        }
+        for index in reports.indices {
+            reports[index].rejections = byReport[reports[index].id] ?? []
+        }
+    }
+}

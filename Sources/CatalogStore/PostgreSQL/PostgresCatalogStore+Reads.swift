@@ -1,0 +1,102 @@
+import CatalogModel
+import CatalogStore
+import PostgresNIO
+
+extension PostgresCatalogStore {
+    public func films(_ filter: FilmFilter, page request: PageRequest) async throws -> Page<FilmRow> {
+        try await transaction(.read) { connection in
+            var conditions = PostgresConditions()
+            if let director = filter.director { conditions.add("director = \(conditions.parameter(director))") }
+            conditions.addSearch(filter.search, columns: ["title", "director", "producer"])
+            var (rows, next, previous) = try await PostgresListing.films.page(
+                connection, request: request, conditions: conditions, logger: logger, decode: PostgresRows.film)
+            try await PostgresRows.attachLinks(to: &rows, connection, logger: logger)
+            let count = try await PostgresListing.films.count(connection, conditions, logger: logger)
+            return Page(
+                rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try await Self.versions(connection, logger: logger))
+        }
+    }
+
+    public func film(episodeID: Int) async throws -> (FilmRow?, StoreVersions) {
+        try await transaction(.read) { connection in
+            var rows = try await fetch(
+                connection, "SELECT \(PostgresRows.filmColumns) FROM films WHERE episode_id = $1", [Int64(episodeID)], decode: PostgresRows.film)
+            try await PostgresRows.attachLinks(to: &rows, connection, logger: logger)
+            return (rows.first, try await Self.versions(connection, logger: logger))
+        }
+    }
+
+    public func products(_ filter: ProductFilter, page request: PageRequest) async throws -> Page<ProductRow> {
+        try await transaction(.read) { connection in
+            var conditions = PostgresConditions()
+            if let category = filter.category { conditions.add("category = \(conditions.parameter(category))") }
+            if let brand = filter.brand { conditions.add("brand = \(conditions.parameter(brand))") }
+            if let minimum = filter.minimumPrice { conditions.add("price_micros >= \(conditions.parameter(minimum.micros))") }
+            if let maximum = filter.maximumPrice { conditions.add("price_micros <= \(conditions.parameter(maximum.micros))") }
+            if let inStock = filter.inStock { conditions.add(inStock ? "stock > 0" : "stock = 0") }
+            conditions.addSearch(filter.search, columns: ["name", "description", "brand"])
+            let (rows, next, previous) = try await PostgresListing.products.page(
+                connection, request: request, conditions: conditions, logger: logger, decode: PostgresRows.product)
+            // The derived category counts answer the common cases without scanning products.
+            let count: Int
+            if filter.isEmpty {
+                count =
+                    try await fetch(connection, "SELECT COALESCE(SUM(product_count), 0)::bigint FROM categories", [], decode: Self.integer).first ?? 0
+            } else if let category = filter.category, conditions.clauses.count == 1 {
+                count =
+                    try await fetch(connection, "SELECT product_count FROM categories WHERE name = $1", [category], decode: Self.integer).first ?? 0
+            } else {
+                count = try await PostgresListing.products.count(connection, conditions, logger: logger)
+            }
+            return Page(
+                rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try await Self.versions(connection, logger: logger))
+        }
+    }
+
+    public func product(serialCode: String) async throws -> (ProductRow?, StoreVersions) {
+        try await transaction(.read) { connection in
+            let rows = try await fetch(
+                connection, "SELECT \(PostgresRows.productColumns) FROM products WHERE serial_code = $1", [serialCode], decode: PostgresRows.product)
+            return (rows.first, try await Self.versions(connection, logger: logger))
+        }
+    }
+
+    public func categories(_ filter: CategoryFilter, page request: PageRequest) async throws -> Page<CategoryRow> {
+        try await transaction(.read) { connection in
+            var conditions = PostgresConditions()
+            conditions.addSearch(filter.search, columns: ["name"])
+            let (rows, next, previous) = try await PostgresListing.categories.page(
+                connection, request: request, conditions: conditions, logger: logger, decode: PostgresRows.category)
+            let count = try await PostgresListing.categories.count(connection, conditions, logger: logger)
+            return Page(
+                rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try await Self.versions(connection, logger: logger))
+        }
+    }
+
+    public func category(name: String) async throws -> (CategoryRow?, StoreVersions) {
+        try await transaction(.read) { connection in
+            let rows = try await fetch(
+                connection, "SELECT name, product_count FROM categories WHERE name = $1", [name], decode: PostgresRows.category)
+            return (rows.first, try await Self.versions(connection, logger: logger))
+        }
+    }
+
+    /// The rows of one statement, each read by `decode`.
+    func fetch<Row>(
+        _ connection: PostgresConnection, _ sql: String, _ arguments: [any PostgresEncodable & Sendable],
+        decode: (PostgresRandomAccessRow) throws -> Row
+    ) async throws -> [Row] {
+        var binds = PostgresBindings(capacity: arguments.count)
+        for argument in arguments { try binds.append(argument) }
+        var rows: [Row] = []
+        for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger) {
+            rows.append(try decode(row.makeRandomAccess()))
+        }
+        return rows
+    }
+
+    /// The first column of a row, as an integer of any width.
+    static func integer(_ row: PostgresRandomAccessRow) throws -> Int {
+        Int(try row[0].decode(Int64.self))
+    }
+}

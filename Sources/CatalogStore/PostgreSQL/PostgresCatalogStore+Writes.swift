@@ -1,0 +1,250 @@
+import CatalogModel
+import CatalogStore
+import PostgresNIO
+
+extension PostgresCatalogStore {
+    public func upsertProducts(_ products: [Product], author: String) async throws -> WriteCounts {
+        try await recordingTransaction(author: author) { connection, log in
+            try await PostgresProductWriter(mode: .merge).apply(.products(products), log: &log)
+        }
+    }
+
+    public func upsertFilms(_ films: [Film], author: String) async throws -> WriteCounts {
+        try await recordingTransaction(author: author) { connection, log in
+            try await PostgresFilmWriter(mode: .merge).apply(films, log: &log)
+        }
+    }
+
+    public func deleteProduct(serialCode: String, author: String) async throws -> Bool {
+        try await deleteRow(.product, table: "products", key: "serial_code", value: serialCode, author: author)
+    }
+
+    public func deleteFilm(episodeID: Int, author: String) async throws -> Bool {
+        try await deleteRow(.film, table: "films", key: "episode_id::text", value: String(episodeID), author: author)
+    }
+
+    private func deleteRow(_ entity: Change.Entity, table: String, key: String, value: String, author: String) async throws -> Bool {
+        try await recordingTransaction(author: author) { connection, log in
+            let deleted = try await fetch(connection, "DELETE FROM \(table) WHERE \(key) = $1 RETURNING 1", [value], decode: Self.integer)
+            guard !deleted.isEmpty else { return false }
+            try await log.record(entity, keys: [value], .delete)
+            return true
+        }
+    }
+}
+
+/// How a batch of records is applied.
+enum PostgresWriteMode {
+    /// A feed's complete listing: its rows missing from the listing are deleted, and every listed row is owned by the feed.
+    case mirror(FeedSource)
+    /// Records added or updated through the API; existing rows keep their source.
+    case merge
+
+    var source: String {
+        switch self {
+        case .mirror(let feed): feed.rawValue
+        case .merge: "api"
+        }
+    }
+
+    var ownsSource: Bool {
+        if case .mirror = self { true } else { false }
+    }
+}
+
+/// Applies products in one statement per listing: the rows that are new or differ from the stored ones are
+/// found, numbered with seqs in listing order and written; an unchanged row is not written at all.
+struct PostgresProductWriter {
+    /// Where the listed products come from.
+    enum Listing {
+        case products([Product])
+        /// Rows of `staged_products` with this staging id.
+        case staged(String)
+    }
+
+    let mode: PostgresWriteMode
+
+    func apply(_ listing: Listing, log: inout PostgresChangeLog) async throws -> WriteCounts {
+        var binds = PostgresBindings()
+        let listed = Self.listedSQL(listing, binds: &binds)
+        let values = PostgresRows.productValues
+        let compared = values.map { "stored.\($0)" } + (mode.ownsSource ? ["stored.source"] : [])
+        let given = values.map { "listed.\($0)" } + (mode.ownsSource ? ["$\(binds.count + 1)"] : [])
+        binds.append(mode.source)
+        binds.append(log.nextSeq)
+        let seqBase = "$\(binds.count)"
+        let updates = (values + (mode.ownsSource ? ["source"] : []) + ["changed_seq"]).map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        let sql = """
+            WITH listed AS (\(listed)),
+            changed AS (
+                SELECT listed.*, stored.serial_code IS NULL AS is_new FROM listed LEFT JOIN products AS stored USING (serial_code)
+                WHERE stored.serial_code IS NULL OR (\(compared.joined(separator: ", "))) IS DISTINCT FROM (\(given.joined(separator: ", ")))
+            ),
+            numbered AS (SELECT changed.*, \(seqBase)::bigint - 1 + row_number() OVER (ORDER BY position) AS seq FROM changed),
+            written AS (
+                INSERT INTO products (serial_code, \(values.joined(separator: ", ")), source, changed_seq)
+                SELECT serial_code, \(values.joined(separator: ", ")), $\(binds.count - 1), seq FROM numbered
+                ON CONFLICT (serial_code) DO UPDATE SET \(updates)
+            )
+            SELECT serial_code, is_new, (SELECT COUNT(*) FROM listed) AS listed FROM numbered ORDER BY seq
+            """
+        var changedKeys: [String] = []
+        var inserted = 0
+        var listedCount = 0
+        let rows = try await log.connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: log.logger)
+        for try await (key, isNew, count) in rows.decode((String, Bool, Int).self) {
+            changedKeys.append(key)
+            if isNew { inserted += 1 }
+            listedCount = count
+        }
+        if changedKeys.isEmpty { listedCount = try await Self.count(listing, log: log) }
+        try await log.record(.product, keys: changedKeys, .upsert)
+        var counts = WriteCounts(inserted: inserted, updated: changedKeys.count - inserted, unchanged: listedCount - changedKeys.count)
+        if case .mirror(let feed) = mode {
+            counts.deleted = try await deleteUnlisted(listing, feed: feed, log: &log)
+        }
+        return counts
+    }
+
+    /// Deletes the feed's rows that the listing no longer has, and records each deletion.
+    private func deleteUnlisted(_ listing: Listing, feed: FeedSource, log: inout PostgresChangeLog) async throws -> Int {
+        var binds = PostgresBindings()
+        let listed = Self.listedSQL(listing, binds: &binds)
+        binds.append(feed.rawValue)
+        let sql = """
+            WITH listed AS (\(listed))
+            DELETE FROM products AS stored WHERE stored.source = $\(binds.count)
+                AND NOT EXISTS (SELECT 1 FROM listed WHERE listed.serial_code = stored.serial_code)
+            RETURNING stored.serial_code
+            """
+        var gone: [String] = []
+        for try await key in try await log.connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: log.logger).decode(String.self) {
+            gone.append(key)
+        }
+        gone.sort()
+        try await log.record(.product, keys: gone, .delete)
+        return gone.count
+    }
+
+    private static func count(_ listing: Listing, log: PostgresChangeLog) async throws -> Int {
+        switch listing {
+        case .products(let products): return products.count
+        case .staged(let id):
+            let query: PostgresQuery = "SELECT COUNT(*) FROM staged_products WHERE staging_id = \(id)"
+            for try await count in try await log.connection.query(query, logger: log.logger).decode(Int.self) { return count }
+            return 0
+        }
+    }
+
+    /// A `SELECT` of the listed products with a `position` column, its parameters appended to `binds`.
+    static func listedSQL(_ listing: Listing, binds: inout PostgresBindings) -> String {
+        let columns = ["serial_code"] + PostgresRows.productValues
+        switch listing {
+        case .staged(let id):
+            binds.append(id)
+            return "SELECT \(columns.joined(separator: ", ")), position FROM staged_products WHERE staging_id = $\(binds.count)"
+        case .products(let products):
+            let first = binds.count + 1
+            binds.append(products.map(\.serialCode))
+            binds.append(products.map(\.name))
+            binds.append(products.map(\.description))
+            binds.append(products.map(\.category))
+            binds.append(products.map { $0.brand ?? "" })
+            binds.append(products.map(\.price.text))
+            binds.append(products.map(\.price.micros))
+            binds.append(products.map { Int64($0.stock) })
+            binds.append(products.map { $0.updatedAt ?? "" })
+            binds.append(products.map { $0.sourceURL ?? "" })
+            let types = ["text", "text", "text", "text", "text", "text", "bigint", "bigint", "text", "text"]
+            let arrays = types.enumerated().map { "$\(first + $0.offset)::\($0.element)[]" }.joined(separator: ", ")
+            return "SELECT * FROM unnest(\(arrays)) WITH ORDINALITY AS l(\(columns.joined(separator: ", ")), position)"
+        }
+    }
+}
+
+/// Applies films one by one (a listing has a handful); a film changes when a field or any of its links changes.
+struct PostgresFilmWriter {
+    let mode: PostgresWriteMode
+
+    func apply(_ films: [Film], log: inout PostgresChangeLog) async throws -> WriteCounts {
+        var counts = WriteCounts()
+        let values = PostgresRows.filmValues
+        let compared = values + (mode.ownsSource ? ["source"] : [])
+        let sql = """
+            INSERT INTO films (episode_id, \(values.joined(separator: ", ")), source, changed_seq)
+            VALUES (\((1...(values.count + 3)).map { "$\($0)" }.joined(separator: ", ")))
+            ON CONFLICT (episode_id) DO UPDATE SET \((compared + ["changed_seq"]).map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
+            WHERE (\(compared.map { "films.\($0)" }.joined(separator: ", "))) IS DISTINCT FROM (\(compared.map { "excluded.\($0)" }.joined(separator: ", ")))
+            RETURNING (xmax = 0) AS inserted
+            """
+        for film in films {
+            var binds = PostgresBindings()
+            binds.append(Int64(film.episodeID))
+            for value in [film.title, film.openingCrawl, film.director, film.producer, film.releaseDate, film.created, film.edited, film.sourceURL] {
+                binds.append(value)
+            }
+            binds.append(mode.source)
+            binds.append(log.nextSeq)
+            var written: Bool?
+            for try await inserted in try await log.connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: log.logger).decode(
+                Bool.self)
+            {
+                written = inserted
+            }
+            var changed = written != nil
+            if try await replaceLinksIfChanged(of: film, log: log) {
+                if !changed {
+                    try await log.connection.query(
+                        "UPDATE films SET changed_seq = \(log.nextSeq) WHERE episode_id = \(Int64(film.episodeID))", logger: log.logger)
+                }
+                changed = true
+            }
+            guard changed else {
+                counts.unchanged += 1
+                continue
+            }
+            // No row came back when the film row itself was unchanged: it existed, and only its links changed.
+            if written == true { counts.inserted += 1 } else { counts.updated += 1 }
+            try await log.record(.film, keys: [String(film.episodeID)], .upsert)
+        }
+        if case .mirror(let feed) = mode {
+            let listed = films.map { Int64($0.episodeID) }
+            let query: PostgresQuery = """
+                DELETE FROM films WHERE source = \(feed.rawValue) AND NOT (episode_id = ANY(\(listed)::bigint[])) RETURNING episode_id
+                """
+            var gone: [Int64] = []
+            for try await id in try await log.connection.query(query, logger: log.logger).decode(Int64.self) { gone.append(id) }
+            try await log.record(.film, keys: gone.sorted().map { String($0) }, .delete)
+            counts.deleted = gone.count
+        }
+        return counts
+    }
+
+    private func replaceLinksIfChanged(of film: Film, log: PostgresChangeLog) async throws -> Bool {
+        let episodeID = Int64(film.episodeID)
+        var stored: [FilmLinkKind: [String]] = [:]
+        let query: PostgresQuery = "SELECT kind, url FROM film_links WHERE episode_id = \(episodeID) ORDER BY kind, position"
+        for try await (kindText, url) in try await log.connection.query(query, logger: log.logger).decode((String, String).self) {
+            guard let kind = FilmLinkKind(rawValue: kindText) else { throw UnreadableStoredValue(column: "film_links.kind", value: kindText) }
+            stored[kind, default: []].append(url)
+        }
+        if FilmLinkKind.allCases.allSatisfy({ (stored[$0] ?? []) == film.links($0) }) { return false }
+        try await log.connection.query("DELETE FROM film_links WHERE episode_id = \(episodeID)", logger: log.logger)
+        var kinds: [String] = []
+        var positions: [Int64] = []
+        var urls: [String] = []
+        for kind in FilmLinkKind.allCases {
+            for (position, url) in film.links(kind).enumerated() {
+                kinds.append(kind.rawValue)
+                positions.append(Int64(position))
+                urls.append(url)
+            }
+        }
+        try await log.connection.query(
+            """
+            INSERT INTO film_links (episode_id, kind, position, url)
+            SELECT \(episodeID), kind, position, url FROM unnest(\(kinds)::text[], \(positions)::bigint[], \(urls)::text[]) AS l(kind, position, url)
+            """, logger: log.logger)
+        return true
+    }
+}

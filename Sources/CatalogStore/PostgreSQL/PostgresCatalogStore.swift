@@ -1,0 +1,171 @@
+import CatalogModel
+import CatalogStore
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// The catalogue in a PostgreSQL database, shared by any number of catalogd replicas.
+///
+/// Every method is one transaction. Reads run at `REPEATABLE READ`, so a page, its count and the versions it
+/// reports come from one snapshot. Writes that record history first take a transaction-level advisory lock
+/// (`PostgresLock.history`) and only then read the last seq: the lock is held until commit, so seqs are given
+/// and committed in the same order across every replica, without gaps, and a client following the change
+/// feed never skips or repeats one. Each such commit also sends `NOTIFY catalogd_commits` with its last seq.
+public struct PostgresCatalogStore: CatalogStore {
+    /// The channel every write commits a notification to, with the newest seq as its payload.
+    static let commitChannel = "catalogd_commits"
+    /// How often `watchCommits` asks for the newest seq while its listening connection is down.
+    static let fallbackPollInterval: Duration = .milliseconds(500)
+
+    let client: PostgresClient
+    let logger: Logger
+    public let location: PostgresLocation
+    private let clientRun: Task<Void, Never>
+
+    /// Connects to `location` (a pool of at most `poolSize` connections), waits up to `startupWait` for the
+    /// server to answer, and applies pending migrations.
+    public static func open(
+        _ location: PostgresLocation, poolSize: Int = 10, startupWait: Duration = .seconds(30), logger: Logger
+    ) async throws -> PostgresCatalogStore {
+        let client = PostgresClient(configuration: location.clientConfiguration(poolSize: poolSize), backgroundLogger: logger)
+        // The pool works only while it runs; it runs from the start so that migrations and start-up reads can use it.
+        let store = PostgresCatalogStore(client: client, logger: logger, location: location, clientRun: Task { await client.run() })
+        await Task.yield()
+        let deadline = ContinuousClock.now + startupWait
+        while true {
+            do {
+                try await PostgresSchema.migrate(client, logger: logger)
+                return store
+            } catch {
+                guard PostgresUnavailable.isTransient(error), ContinuousClock.now < deadline, !Task.isCancelled else {
+                    store.clientRun.cancel()
+                    throw PostgresUnavailable(store: location.description, cause: error)
+                }
+                logger.warning("waiting for \(location): \(PostgresUnavailable.describe(error))")
+                try await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
+    public var description: String { location.description }
+
+    /// Holds the pool until graceful shutdown, then closes it.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        try await close()
+    }
+
+    public func close() async throws {
+        clientRun.cancel()
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in one transaction on one pooled connection; a lost connection is `PostgresUnavailable`.
+    func transaction<Result: Sendable>(
+        _ kind: PostgresTransactionKind, _ body: (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        do {
+            return try await client.transaction(kind, logger: logger, body)
+        } catch let error as PSQLError where PostgresUnavailable.isConnectionFailure(error) {
+            throw PostgresUnavailable(store: description, cause: error)
+        }
+    }
+
+    /// A write transaction that records history: under the history lock, with a change log that is finished
+    /// (versions moved, last seq kept, commit notified) before the commit.
+    func recordingTransaction<Result: Sendable>(
+        author: String, _ body: (PostgresConnection, inout PostgresChangeLog) async throws -> Result
+    ) async throws -> Result {
+        try await transaction(.write) { connection in
+            var log = try await PostgresChangeLog(connection, author: author, logger: logger)
+            let result = try await body(connection, &log)
+            try await log.finish()
+            return result
+        }
+    }
+
+    // MARK: Schema and health
+
+    public func appliedMigrations() async throws -> [String] {
+        try await transaction(.read) { connection in try await PostgresSchema.appliedMigrations(connection, logger: logger) }
+    }
+
+    public func isMigrated() async throws -> Bool {
+        let applied = try await appliedMigrations()
+        return PostgresSchema.migrations.allSatisfy { applied.contains($0.identifier) }
+    }
+
+    public func statistics() async throws -> StoreStatistics {
+        try await transaction(.read) { connection in
+            let rows = try await connection.query(
+                """
+                SELECT (SELECT COUNT(*) FROM films), (SELECT COUNT(*) FROM products), (SELECT COUNT(*) FROM categories),
+                    (SELECT COUNT(*) FROM changes), pg_database_size(current_database())
+                """, logger: logger)
+            for try await (films, products, categories, changes, bytes) in rows.decode((Int, Int, Int, Int, Int).self) {
+                return StoreStatistics(films: films, products: products, categories: categories, changes: changes, bytes: bytes)
+            }
+            return StoreStatistics(films: 0, products: 0, categories: 0, changes: 0, bytes: 0)
+        }
+    }
+
+    // MARK: Versions and commits
+
+    public func versions() async throws -> StoreVersions {
+        try await transaction(.read) { connection in try await Self.versions(connection, logger: logger) }
+    }
+
+    /// One round trip to the server for every call: a replica's answer reflects every write acknowledged by any
+    /// replica before the call.
+    public func currentVersions() async throws -> StoreVersions {
+        try await versions()
+    }
+
+    static func versions(_ connection: PostgresConnection, logger: Logger) async throws -> StoreVersions {
+        let rows = try await connection.query(
+            """
+            SELECT (SELECT version FROM versions WHERE name = 'films'), (SELECT version FROM versions WHERE name = 'products'),
+                (SELECT version FROM versions WHERE name = 'imports'), (SELECT last_seq FROM history_state)
+            """, logger: logger)
+        for try await (films, products, imports, lastSeq) in rows.decode((Int64, Int64, Int64, Int64).self) {
+            return StoreVersions(films: films, products: products, imports: imports, lastSeq: lastSeq)
+        }
+        throw UnreadableStoredValue(column: "versions", value: "no row")
+    }
+
+    /// Listens for `catalogd_commits` on a connection of its own; while that connection is down, polls.
+    public func watchCommits(onError: @escaping @Sendable (any Error) -> Void, onCommit: @escaping @Sendable (Int64) async -> Void) async {
+        let reported = ReportedSeq()
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: Self.commitChannel) { notifications in
+                        // Listening now: a commit from here on is notified, one before is in this read.
+                        await reported.report(try await Self.versions(connection, logger: logger).lastSeq, to: onCommit)
+                        for try await notification in notifications {
+                            guard let seq = Int64(notification.payload) else { continue }
+                            await reported.report(seq, to: onCommit)
+                        }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                onError(error)
+                if let seq = try? await versions().lastSeq { await reported.report(seq, to: onCommit) }
+                try? await Task.sleep(for: Self.fallbackPollInterval)
+            }
+        }
+    }
+
+    /// The newest seq `watchCommits` has reported, so that it reports each one once and never goes back.
+    private actor ReportedSeq {
+        private var last: Int64?
+
+        func report(_ seq: Int64, to onCommit: @Sendable (Int64) async -> Void) async {
+            if let last, seq <= last { return }
+            last = seq
+            await onCommit(seq)
+        }
+    }
+}

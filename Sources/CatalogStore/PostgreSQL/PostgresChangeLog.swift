@@ -1,0 +1,55 @@
+import CatalogModel
+import CatalogStore
+import Logging
+import PostgresNIO
+
+/// Records the history of one write transaction: seqs taken in order under the history lock, one change row
+/// per row written, and at the end the versions moved, the last seq kept and the commit announced.
+struct PostgresChangeLog {
+    let connection: PostgresConnection
+    let logger: Logger
+    let author: String
+    let at: String
+    /// The seq the next change gets.
+    private(set) var nextSeq: Int64
+    private var changedFamilies: Set<ResourceFamily> = []
+
+    /// Takes the history lock (held until the transaction ends) and reads the last seq given.
+    init(_ connection: PostgresConnection, author: String, logger: Logger) async throws {
+        self.connection = connection
+        self.logger = logger
+        self.author = author
+        at = Timestamp.now()
+        try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresLock.history))", logger: logger)
+        var last: Int64 = 0
+        for try await seq in try await connection.query("SELECT last_seq FROM history_state", logger: logger).decode(Int64.self) {
+            last = seq
+        }
+        nextSeq = last + 1
+    }
+
+    /// Records that the rows `keys` of `entity` were written with consecutive seqs from `nextSeq`.
+    mutating func record(_ entity: Change.Entity, keys: [String], _ operation: Change.Operation) async throws {
+        guard !keys.isEmpty else { return }
+        let first = nextSeq
+        try await connection.query(
+            """
+            INSERT INTO changes (seq, entity, key, op, author, at)
+            SELECT \(first) - 1 + n, \(entity.rawValue), key, \(operation.rawValue), \(author), \(at)
+            FROM unnest(\(keys)::text[]) WITH ORDINALITY AS listed(key, n)
+            """, logger: logger)
+        changedFamilies.insert(entity.family)
+        nextSeq += Int64(keys.count)
+    }
+
+    /// Moves the version of every family this transaction changed to its last seq, keeps that seq, and has
+    /// PostgreSQL announce it when (and only if) the transaction commits.
+    func finish() async throws {
+        guard !changedFamilies.isEmpty else { return }
+        let last = nextSeq - 1
+        try await connection.query(
+            "UPDATE versions SET version = \(last) WHERE name = ANY(\(changedFamilies.map(\.rawValue))::text[])", logger: logger)
+        try await connection.query("UPDATE history_state SET last_seq = \(last)", logger: logger)
+        try await connection.query("SELECT pg_notify(\(PostgresCatalogStore.commitChannel), \(String(last)))", logger: logger)
+    }
+}

@@ -1,0 +1,12 @@
+/// Keys of the advisory locks the replicas of one catalogue share (`pg_advisory_xact_lock` and friends).
+///
+/// They are fixed numbers in one namespace of our own ("catalogd" in ASCII, then a small number), so that
+/// another application's locks on the same database do not collide with them by accident.
+enum PostgresLock {
+    private static let namespace: Int64 = 0x6361_7461_6C6F_6700
+
+    /// Held while migrations run, so replicas starting together migrate once.
+    static let migrations = namespace | 1
+    /// Held by every transaction that takes seqs, from before it reads the last seq until it commits.
+    static let history = namespace | 2
+}

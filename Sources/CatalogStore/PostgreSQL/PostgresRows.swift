@@ -1,0 +1,86 @@
+import CatalogModel
+import CatalogStore
+import Logging
+import PostgresNIO
+
+/// The column lists of the PostgreSQL tables, once each, and rows read back by column name.
+enum PostgresRows {
+    /// The film columns a film record fills, after its key.
+    static let filmValues = ["title", "opening_crawl", "director", "producer", "release_date", "created", "edited", "source_url"]
+    static let filmColumns = (["episode_id"] + filmValues + FilmLinkKind.allCases.map(\.countColumn) + ["source", "changed_seq"])
+        .joined(separator: ", ")
+    /// The product columns a product record fills, after its key.
+    static let productValues = [
+        "name", "description", "category", "brand", "price", "price_micros", "stock", "updated_at", "source_url",
+    ]
+    static let productColumns = (["serial_code"] + productValues + ["source", "changed_seq"]).joined(separator: ", ")
+    static let importColumns = "id, source, status, started_at, finished_at, fetched, inserted, updated, unchanged, deleted, rejected, error"
+
+    static func film(_ row: PostgresRandomAccessRow) throws -> FilmRow {
+        let film = Film(
+            episodeID: Int(try row["episode_id"].decode(Int64.self)), title: try row["title"].decode(String.self),
+            openingCrawl: try row["opening_crawl"].decode(String.self), director: try row["director"].decode(String.self),
+            producer: try row["producer"].decode(String.self), releaseDate: try row["release_date"].decode(String.self),
+            created: try row["created"].decode(String.self), edited: try row["edited"].decode(String.self),
+            sourceURL: try row["source_url"].decode(String.self))
+        var counts: [FilmLinkKind: Int] = [:]
+        for kind in FilmLinkKind.allCases {
+            counts[kind] = Int(try row[kind.countColumn].decode(Int64.self))
+        }
+        return FilmRow(
+            film: film, counts: counts, source: try row["source"].decode(String.self), changedSeq: try row["changed_seq"].decode(Int64.self))
+    }
+
+    /// Loads the links of `rows` with one query.
+    static func attachLinks(to rows: inout [FilmRow], _ connection: PostgresConnection, logger: Logger) async throws {
+        guard !rows.isEmpty else { return }
+        let ids = rows.map { Int64($0.film.episodeID) }
+        var links: [Int: [FilmLinkKind: [String]]] = [:]
+        let query: PostgresQuery = """
+            SELECT episode_id, kind, url FROM film_links WHERE episode_id = ANY(\(ids)::bigint[]) ORDER BY episode_id, kind, position
+            """
+        for try await (episodeID, kindText, url) in try await connection.query(query, logger: logger).decode((Int64, String, String).self) {
+            guard let kind = FilmLinkKind(rawValue: kindText) else { throw UnreadableStoredValue(column: "film_links.kind", value: kindText) }
+            links[Int(episodeID), default: [:]][kind, default: []].append(url)
+        }
+        for index in rows.indices {
+            rows[index].film.links = links[rows[index].film.episodeID] ?? [:]
+        }
+    }
+
+    static func product(_ row: PostgresRandomAccessRow) throws -> ProductRow {
+        let product = Product(
+            serialCode: try row["serial_code"].decode(String.self), name: try row["name"].decode(String.self),
+            description: try row["description"].decode(String.self), category: try row["category"].decode(String.self),
+            brand: try row["brand"].decode(String.self),
+            price: Price(storedText: try row["price"].decode(String.self), micros: try row["price_micros"].decode(Int64.self)),
+            stock: Int(try row["stock"].decode(Int64.self)), updatedAt: try row["updated_at"].decode(String.self),
+            sourceURL: try row["source_url"].decode(String.self))
+        return ProductRow(product: product, source: try row["source"].decode(String.self), changedSeq: try row["changed_seq"].decode(Int64.self))
+    }
+
+    static func category(_ row: PostgresRandomAccessRow) throws -> CategoryRow {
+        CategoryRow(name: try row["name"].decode(String.self), productCount: Int(try row["product_count"].decode(Int64.self)))
+    }
+
+    /// A stored report, without its rejection lines; a value the code cannot read is an error, never a default.
+    static func importReport(_ row: PostgresRandomAccessRow) throws -> ImportReport {
+        let sourceText = try row["source"].decode(String.self)
+        let statusText = try row["status"].decode(String.self)
+        guard let source = FeedSource(rawValue: sourceText) else { throw UnreadableStoredValue(column: "imports.source", value: sourceText) }
+        guard let status = ImportReport.Status(rawValue: statusText) else {
+            throw UnreadableStoredValue(column: "imports.status", value: statusText)
+        }
+        var report = ImportReport(
+            id: try row["id"].decode(Int64.self), source: source, status: status, startedAt: try row["started_at"].decode(String.self))
+        report.finishedAt = try row["finished_at"].decode(String?.self)
+        report.fetched = Int(try row["fetched"].decode(Int64.self))
+        report.inserted = Int(try row["inserted"].decode(Int64.self))
+        report.updated = Int(try row["updated"].decode(Int64.self))
+        report.unchanged = Int(try row["unchanged"].decode(Int64.self))
+        report.deleted = Int(try row["deleted"].decode(Int64.self))
+        report.rejected = Int(try row["rejected"].decode(Int64.self))
+        report.error = try row["error"].decode(String?.self)
+        return report
+    }
+}
