@@ -128,6 +128,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // A fresh store on each backend, for the test targets.
+        .target(
+            name: "CatalogTestSupport",
+            dependencies: [
+                "CatalogStore", "PostgresStore", "SQLiteStore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Tests/CatalogTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "CatalogModelTests",
             dependencies: ["CatalogModel"],
@@ -135,13 +146,15 @@ let package = Package(
         ),
         .testTarget(
             name: "CatalogStoreTests",
-            dependencies: ["CatalogStore", "SQLiteStore", "CatalogModel", "CatalogFixtures", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "CatalogStore", "SQLiteStore", "CatalogModel", "CatalogFixtures", "CatalogTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CatalogImportTests",
             dependencies: [
-                "CatalogImport", "CatalogStore", "SQLiteStore", "CatalogModel", "CatalogFixtures",
+                "CatalogImport", "CatalogStore", "SQLiteStore", "CatalogModel", "CatalogFixtures", "CatalogTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -150,7 +163,7 @@ let package = Package(
         .testTarget(
             name: "CatalogAPITests",
             dependencies: [
-                "CatalogAPI", "CatalogStore", "SQLiteStore", "CatalogModel", "CatalogImport", "CatalogFixtures",
+                "CatalogAPI", "CatalogStore", "SQLiteStore", "CatalogModel", "CatalogImport", "CatalogFixtures", "CatalogTestSupport",
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

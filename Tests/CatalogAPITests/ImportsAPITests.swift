@@ -2,6 +2,7 @@ import CatalogFixtures
 import CatalogImport
 import CatalogModel
 import CatalogStore
+import CatalogTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -30,8 +31,8 @@ struct ImportsAPITests {
         await upstream.stop()
     }
 
-    @Test func aStartAskedForDuringShutdownIsRefusedWith503() async throws {
-        var harness = WriteHarness()
+    @Test(arguments: StoreBackend.available) func aStartAskedForDuringShutdownIsRefusedWith503(_ backend: StoreBackend) async throws {
+        var harness = WriteHarness(backend: backend)
         harness.configuration.feeds = FeedLocations(films: "http://127.0.0.1:9/api/films/", products: "")
         try await harness.run { client, components in
             await components.importer.shutDown()

@@ -1,6 +1,7 @@
 import CatalogFixtures
 import CatalogImport
 import CatalogModel
+import CatalogTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -22,8 +23,8 @@ struct OperationsTests {
         #expect(old?.hasPrefix("the last successful import of films finished at 1970-01-12T14:36:40Z") == true)
     }
 
-    @Test func readinessFailsNamingTheFeedOnceImportsAreStale() async throws {
-        var harness = WriteHarness()
+    @Test(arguments: StoreBackend.available) func readinessFailsNamingTheFeedOnceImportsAreStale(_ backend: StoreBackend) async throws {
+        var harness = WriteHarness(backend: backend)
         harness.configuration.feeds = FeedLocations(films: "http://127.0.0.1:9/api/films/", products: "")
         harness.configuration.staleAfter = .milliseconds(50)
         try await harness.run { client, _ in
@@ -42,10 +43,10 @@ struct OperationsTests {
         }
     }
 
-    @Test func importRunsAndTheirRowsAreCountedInTheMetrics() async throws {
+    @Test(arguments: StoreBackend.available) func importRunsAndTheirRowsAreCountedInTheMetrics(_ backend: StoreBackend) async throws {
         let upstream = FixtureUpstream(catalog: FixtureCatalog(films: 4, products: 0))
         let upstreamPort = try await upstream.start(port: 0)
-        var harness = WriteHarness()
+        var harness = WriteHarness(backend: backend)
         harness.configuration.feeds = FeedLocations(films: "http://127.0.0.1:\(upstreamPort)/api/films/", products: "")
         harness.configuration.staleAfter = .seconds(3600)
         try await harness.run { client, components in

@@ -1,6 +1,7 @@
 import CatalogImport
 import CatalogModel
 import CatalogStore
+import CatalogTestSupport
 import Foundation
 import GRDB
 import Hummingbird
@@ -51,8 +52,8 @@ func string(_ value: JSONValue?) -> String? {
 
 @Suite("Reading the catalogue")
 struct ReadAPITests {
-    @Test func filmsCarryEveryFieldLinksAndDerivedCounts() async throws {
-        try await WriteHarness().run { client, components in
+    @Test(arguments: StoreBackend.available) func filmsCarryEveryFieldLinksAndDerivedCounts(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, components in
             try await seedCatalogue(components.store)
             let response = try await get(client, "/films/4/")
             #expect(response.status == .ok)
@@ -84,8 +85,8 @@ struct ReadAPITests {
         #expect(format(.seconds(12) + .microseconds(345_678)) == "12345.68 ms")
     }
 
-    @Test func aPublicURLIsUsedForLinksWhenConfigured() async throws {
-        var harness = WriteHarness()
+    @Test(arguments: StoreBackend.available) func aPublicURLIsUsedForLinksWhenConfigured(_ backend: StoreBackend) async throws {
+        var harness = WriteHarness(backend: backend)
         harness.configuration.publicURL = "https://catalog.example.com/"
         try await harness.run { client, components in
             try await seedCatalogue(components.store)
@@ -95,14 +96,15 @@ struct ReadAPITests {
         }
     }
 
-    @Test func crossOriginAccessIsOffByDefaultAndGivenOnlyToConfiguredOrigins() async throws {
+    @Test(arguments: StoreBackend.available) func crossOriginAccessIsOffByDefaultAndGivenOnlyToConfiguredOrigins(_ backend: StoreBackend) async throws
+    {
         let fromApp: HTTPFields = [.origin: "https://app.example"]
-        try await WriteHarness().run { client, _ in
+        try await WriteHarness(backend: backend).run { client, _ in
             let response = try await client.execute(uri: "/films", method: .get, headers: fromApp)
             #expect(response.status == .ok)
             #expect(response.headers[.accessControlAllowOrigin] == nil)
         }
-        var harness = WriteHarness()
+        var harness = WriteHarness(backend: backend)
         harness.configuration.corsOrigins = ["https://app.example"]
         try await harness.run { client, _ in
             let allowed = try await client.execute(uri: "/films", method: .get, headers: fromApp)
@@ -118,8 +120,8 @@ struct ReadAPITests {
         }
     }
 
-    @Test func aSearchLongerThanTheLimitIs400NamingIt() async throws {
-        try await WriteHarness().run { client, components in
+    @Test(arguments: StoreBackend.available) func aSearchLongerThanTheLimitIs400NamingIt(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, components in
             try await seedCatalogue(components.store)
             let longest = String(repeating: "%25", count: SearchText.maximumBytes)
             #expect(try await get(client, "/products?search=\(longest)").status == .ok)
@@ -131,8 +133,8 @@ struct ReadAPITests {
         }
     }
 
-    @Test func anEmptyNumberOrBooleanIs400WhileAnEmptyTextIsAbsent() async throws {
-        try await WriteHarness().run { client, components in
+    @Test(arguments: StoreBackend.available) func anEmptyNumberOrBooleanIs400WhileAnEmptyTextIsAbsent(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, components in
             try await seedCatalogue(components.store)
             for (path, parameter) in [
                 ("/products?page_size=", "page_size"), ("/products?min_price=", "min_price"), ("/products?in_stock=", "in_stock"),
@@ -146,8 +148,8 @@ struct ReadAPITests {
         }
     }
 
-    @Test func ifNoneMatchStarNeverHidesABadParameter() async throws {
-        try await WriteHarness().run { client, components in
+    @Test(arguments: StoreBackend.available) func ifNoneMatchStarNeverHidesABadParameter(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, components in
             try await seedCatalogue(components.store)
             let any: HTTPFields = [.ifNoneMatch: "*"]
             for path in ["/products?ordering=bogus", "/films?page_size=0", "/imports?ordering=bogus"] {
@@ -159,8 +161,8 @@ struct ReadAPITests {
         }
     }
 
-    @Test func aKnownPathAskedWithAnotherMethodIs405WithAllow() async throws {
-        try await WriteHarness().run { client, _ in
+    @Test(arguments: StoreBackend.available) func aKnownPathAskedWithAnotherMethodIs405WithAllow(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, _ in
             let trace = try await client.execute(uri: "/films", method: .init("TRACE")!, headers: [:])
             #expect(trace.status == .methodNotAllowed)
             #expect(trace.headers[.allow] == "GET, HEAD")
@@ -173,14 +175,14 @@ struct ReadAPITests {
         }
     }
 
-    @Test func everyKnownPathNamesTheMethodsItTakesInAllow() async throws {
+    @Test(arguments: StoreBackend.available) func everyKnownPathNamesTheMethodsItTakesInAllow(_ backend: StoreBackend) async throws {
         let expected = [
             "/": "GET, HEAD", "/films": "GET, HEAD", "/films/4": "GET, HEAD, PUT, DELETE", "/products": "GET, HEAD, POST",
             "/products/P1": "GET, HEAD, PUT, DELETE", "/categories": "GET, HEAD", "/categories/c0": "GET, HEAD", "/changes": "GET, HEAD",
             "/imports": "GET, HEAD, POST", "/imports/1": "GET, HEAD", "/healthz": "GET, HEAD", "/readyz": "GET, HEAD", "/metrics": "GET, HEAD",
             "/openapi.yaml": "GET, HEAD",
         ]
-        try await WriteHarness().run { client, _ in
+        try await WriteHarness(backend: backend).run { client, _ in
             for (path, allow) in expected {
                 let response = try await client.execute(uri: path, method: .init("TRACE")!, headers: [:])
                 let (status, header) = (response.status, response.headers[.allow])
@@ -190,8 +192,8 @@ struct ReadAPITests {
         }
     }
 
-    @Test func theRootLinksEveryResourceInTheREADMEsOrder() async throws {
-        try await WriteHarness().run { client, _ in
+    @Test(arguments: StoreBackend.available) func theRootLinksEveryResourceInTheREADMEsOrder(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, _ in
             let body = String(buffer: try await get(client, "/").body)
             // The links hold no comma: each member is `"name":"url"`.
             let names = body.split(separator: ",").map { String($0.drop { $0 != "\"" }.dropFirst().prefix { $0 != "\"" }) }
@@ -199,16 +201,16 @@ struct ReadAPITests {
         }
     }
 
-    @Test func pricesAreServedExactlyAsWritten() async throws {
-        try await WriteHarness().run { client, components in
+    @Test(arguments: StoreBackend.available) func pricesAreServedExactlyAsWritten(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, components in
             try await seedCatalogue(components.store)
             let body = String(buffer: try await get(client, "/products/P000").body)
             #expect(body.contains(#""price":10.90"#))
         }
     }
 
-    @Test func theEnvelopeAndTrailingSlashesWorkOnEveryList() async throws {
-        try await WriteHarness().run { client, components in
+    @Test(arguments: StoreBackend.available) func theEnvelopeAndTrailingSlashesWorkOnEveryList(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, components in
             try await seedCatalogue(components.store)
             for path in ["/films", "/films/", "/products", "/products/", "/categories", "/categories/", "/imports", "/imports/"] {
                 let response = try await get(client, path)
@@ -223,9 +225,9 @@ struct ReadAPITests {
         }
     }
 
-    @Test(arguments: ["serial_code", "-price", "name"])
-    func walkingNextLinksGivesEveryRowOnceAndPreviousWalksBack(ordering: String) async throws {
-        try await WriteHarness().run { client, components in
+    @Test(arguments: StoreBackend.available, ["serial_code", "-price", "name"])
+    func walkingNextLinksGivesEveryRowOnceAndPreviousWalksBack(backend: StoreBackend, ordering: String) async throws {
+        try await WriteHarness(backend: backend).run { client, components in
             try await seedCatalogue(components.store, products: 60)
             var uri = "/products?ordering=\(ordering)&page_size=7"
             var seen: [String] = []
@@ -253,8 +255,8 @@ struct ReadAPITests {
         }
     }
 
-    @Test func filtersNarrowTheListAndCountMatchesTheRows() async throws {
-        try await WriteHarness().run { client, components in
+    @Test(arguments: StoreBackend.available) func filtersNarrowTheListAndCountMatchesTheRows(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, components in
             try await seedCatalogue(components.store, products: 30)
             let cases: [(String, Int)] = [
                 ("category=c1", 10), ("brand=Acme", 15), ("min_price=10.90&max_price=11.25", 6), ("in_stock=false", 8), ("in_stock=true", 22),
@@ -270,8 +272,8 @@ struct ReadAPITests {
         }
     }
 
-    @Test func everyGETHasAnETagAndIfNoneMatchGives304() async throws {
-        try await WriteHarness().run { client, components in
+    @Test(arguments: StoreBackend.available) func everyGETHasAnETagAndIfNoneMatchGives304(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, components in
             try await seedCatalogue(components.store)
             for path in ["/", "/films", "/films/4", "/products", "/products/P001", "/categories", "/categories/c0", "/imports"] {
                 let response = try await get(client, path)
@@ -309,8 +311,8 @@ struct ReadAPITests {
         }
     }
 
-    @Test func everyBadInputIsAProblemNamingTheParameter() async throws {
-        try await WriteHarness().run { client, components in
+    @Test(arguments: StoreBackend.available) func everyBadInputIsAProblemNamingTheParameter(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, components in
             try await seedCatalogue(components.store)
             let cursor = string(try json(try await get(client, "/products?ordering=name&page_size=2"))["next"]).flatMap {
                 URLComponents(string: $0)?.queryItems?.first { $0.name == "cursor" }?.value
@@ -342,8 +344,8 @@ struct ReadAPITests {
         }
     }
 
-    @Test func postingAnImportNeedsATokenAConfiguredSourceAndABody() async throws {
-        try await WriteHarness().run { client, _ in
+    @Test(arguments: StoreBackend.available) func postingAnImportNeedsATokenAConfiguredSourceAndABody(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, _ in
             let body = ByteBuffer(string: #"{"source": "films"}"#)
             let anonymous = try await client.execute(uri: "/imports", method: .post, body: body)
             #expect(anonymous.status == .unauthorized)
@@ -357,14 +359,14 @@ struct ReadAPITests {
             let malformed = try await client.execute(uri: "/imports", method: .post, headers: authorized, body: ByteBuffer(string: "{"))
             #expect(malformed.status == .badRequest)
         }
-        try await WriteHarness(token: nil).run { client, _ in
+        try await WriteHarness(backend: backend, token: nil).run { client, _ in
             let response = try await client.execute(uri: "/imports", method: .post, body: ByteBuffer(string: #"{"source": "films"}"#))
             #expect(response.status == .forbidden)
         }
     }
 
-    @Test func operationsEndpointsAnswer() async throws {
-        try await WriteHarness().run { client, components in
+    @Test(arguments: StoreBackend.available) func operationsEndpointsAnswer(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, components in
             try await seedCatalogue(components.store)
             #expect(try await get(client, "/healthz").status == .ok)
             #expect(try await get(client, "/readyz").status == .ok)

@@ -1,6 +1,7 @@
 import CatalogImport
 import CatalogModel
 import CatalogStore
+import CatalogTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -10,14 +11,17 @@ import Testing
 
 @testable import CatalogAPI
 
-/// A service on a fresh store in a temporary folder, with writes enabled unless `token` is nil.
+/// A service on a fresh store (SQLite in a temporary folder, or a PostgreSQL database of its own), with writes
+/// enabled unless `token` is nil.
 struct WriteHarness {
+    let backend: StoreBackend
     let directory: URL
     var configuration = ServiceConfiguration()
     /// `.live` runs a real HTTP server on a loopback port, for what only the wire shows (encodings, headers).
     var setup = TestingSetup.router
 
-    init(token: String? = "secret", maximumBodyBytes: Int = 32 * 1024 * 1024) {
+    init(backend: StoreBackend = .sqlite, token: String? = "secret", maximumBodyBytes: Int = 32 * 1024 * 1024) {
+        self.backend = backend
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("catalogd-writes-\(UUID().uuidString)")
         configuration.port = 0
         configuration.feeds = FeedLocations(films: "", products: "")
@@ -39,7 +43,13 @@ struct WriteHarness {
     /// Runs `test` against the router, then removes the store.
     func run(_ test: @escaping @Sendable (any TestClientProtocol, ServiceComponents) async throws -> Void) async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (application, components) = try await build()
+        guard backend == .postgres else {
+            let (application, components) = try await build()
+            return try await application.test(setup) { client in try await test(client, components) }
+        }
+        let testStore = try await TestStore.open(.postgres)
+        defer { testStore.remove() }
+        let (application, components) = try await buildApplication(configuration, store: testStore.store, logger: Logger(label: "catalogd-tests"))
         try await application.test(setup) { client in try await test(client, components) }
     }
 }
@@ -57,8 +67,8 @@ func integer(_ value: JSONValue?) -> Int? {
 
 @Suite("Writes through the API")
 struct WriteTests {
-    @Test func writesWithoutAConfiguredTokenAreForbiddenWithAHint() async throws {
-        try await WriteHarness(token: nil).run { client, _ in
+    @Test(arguments: StoreBackend.available) func writesWithoutAConfiguredTokenAreForbiddenWithAHint(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend, token: nil).run { client, _ in
             let response = try await client.execute(uri: "/products/A", method: .put, headers: authorized, body: ByteBuffer(string: "{}"))
             #expect(response.status == .forbidden)
             #expect(response.headers[.contentType] == "application/problem+json")
@@ -68,8 +78,8 @@ struct WriteTests {
         }
     }
 
-    @Test func aMissingOrWrongTokenIsUnauthorized() async throws {
-        try await WriteHarness().run { client, _ in
+    @Test(arguments: StoreBackend.available) func aMissingOrWrongTokenIsUnauthorized(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, _ in
             for headers: HTTPFields in [[:], [.authorization: "Bearer nope"], [.authorization: "Basic c2VjcmV0"]] {
                 let response = try await client.execute(uri: "/products/A", method: .delete, headers: headers)
                 #expect(response.status == .unauthorized)
@@ -78,8 +88,8 @@ struct WriteTests {
         }
     }
 
-    @Test func putCreatesThenUpdatesThenLeavesAnUnchangedProductAlone() async throws {
-        try await WriteHarness().run { client, components in
+    @Test(arguments: StoreBackend.available) func putCreatesThenUpdatesThenLeavesAnUnchangedProductAlone(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, components in
             let body = #"{"name": "Lamp", "category": "home", "price": 12.50, "stock": 3}"#
             let created = try await client.execute(uri: "/products/LAMP-1", method: .put, headers: authorized, body: ByteBuffer(string: body))
             #expect(created.status == .created)
@@ -100,8 +110,8 @@ struct WriteTests {
         }
     }
 
-    @Test func keysInThePathArePercentDecodedAndCheckedLikeAnyOther() async throws {
-        try await WriteHarness().run { client, _ in
+    @Test(arguments: StoreBackend.available) func keysInThePathArePercentDecodedAndCheckedLikeAnyOther(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, _ in
             let body = ByteBuffer(string: #"{"name": "Desk", "category": "Home Office é", "price": 5}"#)
             let created = try await client.execute(uri: "/products/DESK%20%C3%A9", method: .put, headers: authorized, body: body)
             #expect(created.status == .created)
@@ -120,8 +130,8 @@ struct WriteTests {
         }
     }
 
-    @Test func aFilmIsPutWithItsLinksAndDeleted() async throws {
-        try await WriteHarness().run { client, components in
+    @Test(arguments: StoreBackend.available) func aFilmIsPutWithItsLinksAndDeleted(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, components in
             let body = #"{"title": "The Force Awakens", "release_date": "2015-12-18", "characters": ["a", "b"], "planets": ["p"]}"#
             let created = try await client.execute(uri: "/films/7", method: .put, headers: authorized, body: ByteBuffer(string: body))
             #expect(created.status == .created)
@@ -141,8 +151,8 @@ struct WriteTests {
         }
     }
 
-    @Test func aKeyInTheBodyMustMatchThePath() async throws {
-        try await WriteHarness().run { client, _ in
+    @Test(arguments: StoreBackend.available) func aKeyInTheBodyMustMatchThePath(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, _ in
             let body = #"{"serial_code": "OTHER", "name": "Lamp", "category": "home", "price": 1}"#
             let response = try await client.execute(uri: "/products/LAMP-1", method: .put, headers: authorized, body: ByteBuffer(string: body))
             #expect(response.status == .badRequest)
@@ -150,8 +160,8 @@ struct WriteTests {
         }
     }
 
-    @Test func anInvalidRecordIsRejectedWithTheImportersReason() async throws {
-        try await WriteHarness().run { client, _ in
+    @Test(arguments: StoreBackend.available) func anInvalidRecordIsRejectedWithTheImportersReason(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, _ in
             let body = #"{"name": "Lamp", "category": "home", "price": -1}"#
             let response = try await client.execute(uri: "/products/LAMP-1", method: .put, headers: authorized, body: ByteBuffer(string: body))
             #expect(response.status == .unprocessableContent)
@@ -159,8 +169,8 @@ struct WriteTests {
         }
     }
 
-    @Test func deletingTwiceReturns404() async throws {
-        try await WriteHarness().run { client, components in
+    @Test(arguments: StoreBackend.available) func deletingTwiceReturns404(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, components in
             _ = try await components.store.upsertProducts(
                 [Product(serialCode: "A", name: "a", category: "c", price: try Price(parsing: "1"))], author: "api")
             let first = try await client.execute(uri: "/products/A", method: .delete, headers: authorized)
@@ -170,8 +180,8 @@ struct WriteTests {
         }
     }
 
-    @Test func aBatchOfNDJSONOrAJSONArrayLandsWithItsReport() async throws {
-        try await WriteHarness().run { client, components in
+    @Test(arguments: StoreBackend.available) func aBatchOfNDJSONOrAJSONArrayLandsWithItsReport(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, components in
             var headers = authorized
             headers[.contentType] = "application/x-ndjson"
             let ndjson = """
@@ -197,8 +207,8 @@ struct WriteTests {
         }
     }
 
-    @Test func aBodyOverTheLimitIs413() async throws {
-        try await WriteHarness(maximumBodyBytes: 1024).run { client, _ in
+    @Test(arguments: StoreBackend.available) func aBodyOverTheLimitIs413(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend, maximumBodyBytes: 1024).run { client, _ in
             let big = "[" + Array(repeating: #"{"sku": "A", "title": "a", "category": "c", "price": 1}"#, count: 100).joined(separator: ",") + "]"
             let response = try await client.execute(uri: "/products", method: .post, headers: authorized, body: ByteBuffer(string: big))
             #expect(response.status == .contentTooLarge)
@@ -245,8 +255,8 @@ struct ChangeFeedTests {
         }
     }
 
-    @Test func changesArePagedWithLastSeqAndPending() async throws {
-        try await WriteHarness().run { client, components in
+    @Test(arguments: StoreBackend.available) func changesArePagedWithLastSeqAndPending(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, components in
             try await Self.seed(components.store, count: 5)
             _ = try await components.store.upsertFilms([Film(episodeID: 1, title: "t", releaseDate: "1977-05-25")], author: "api")
             let first = try json(try await client.execute(uri: "/changes?since=0&limit=2", method: .get))
@@ -264,8 +274,8 @@ struct ChangeFeedTests {
         }
     }
 
-    @Test func aBadTokenIs400AndAPrunedOneIs410() async throws {
-        try await WriteHarness().run { client, components in
+    @Test(arguments: StoreBackend.available) func aBadTokenIs400AndAPrunedOneIs410(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, components in
             try await Self.seed(components.store, count: 3)
             let bad = try await client.execute(uri: "/changes?since=abc", method: .get)
             #expect(bad.status == .badRequest)
@@ -281,8 +291,8 @@ struct ChangeFeedTests {
         }
     }
 
-    @Test func aLongPollReturnsAsSoonAsAChangeArrivesAndEmptyAtItsTimeout() async throws {
-        try await WriteHarness().run { client, components in
+    @Test(arguments: StoreBackend.available) func aLongPollReturnsAsSoonAsAChangeArrivesAndEmptyAtItsTimeout(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, components in
             let started = ContinuousClock.now
             let empty = try json(try await client.execute(uri: "/changes?since=0&feed=longpoll&timeout=300", method: .get))
             #expect(ContinuousClock.now - started >= .milliseconds(250))
@@ -302,8 +312,8 @@ struct ChangeFeedTests {
         }
     }
 
-    @Test func anEventStreamSendsEveryChangeAfterLastEventID() async throws {
-        try await WriteHarness().run { client, components in
+    @Test(arguments: StoreBackend.available) func anEventStreamSendsEveryChangeAfterLastEventID(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, components in
             try await Self.seed(components.store, count: 3)
             async let streamed = client.execute(uri: "/changes", method: .get, headers: [.accept: "text/event-stream", .lastEventID: "1"])
             try await Task.sleep(for: .milliseconds(300))

@@ -2,6 +2,7 @@ import CatalogFixtures
 import CatalogImport
 import CatalogModel
 import CatalogStore
+import CatalogTestSupport
 import Foundation
 import Testing
 
@@ -11,8 +12,8 @@ struct ConnectionReuseTests {
     /// a client that reuses its connections never needs more than 5, one that does not opens one per page.
     static let connectionBound = 5
 
-    @Test func aHundredPageImportOpensAtMostFiveConnections() async throws {
-        let harness = try await ImportHarness.start(FixtureCatalog(films: 0, products: 1000))
+    @Test(arguments: StoreBackend.available) func aHundredPageImportOpensAtMostFiveConnections(_ backend: StoreBackend) async throws {
+        let harness = try await ImportHarness.start(on: backend, FixtureCatalog(films: 0, products: 1000))
         defer { Task { await harness.stop() } }
         let report = try await harness.importer(pageSize: 10).run(.products)
         #expect(report.status == .succeeded, "\(report.error ?? "")")
@@ -23,8 +24,8 @@ struct ConnectionReuseTests {
         #expect(accepted <= Self.connectionBound, "\(accepted) connections for \(pages) pages")
     }
 
-    @Test func aReimportOfUnchangedPagesReusesConnectionsToo() async throws {
-        let harness = try await ImportHarness.start(FixtureCatalog(films: 0, products: 1000))
+    @Test(arguments: StoreBackend.available) func aReimportOfUnchangedPagesReusesConnectionsToo(_ backend: StoreBackend) async throws {
+        let harness = try await ImportHarness.start(on: backend, FixtureCatalog(films: 0, products: 1000))
         defer { Task { await harness.stop() } }
         let importer = harness.importer(pageSize: 10)
         _ = try await importer.run(.products)
@@ -36,8 +37,8 @@ struct ConnectionReuseTests {
         #expect(accepted <= Self.connectionBound, "\(accepted) connections for 100 conditional pages")
     }
 
-    @Test func aFinishedImportLeavesNoConnectionOpen() async throws {
-        let harness = try await ImportHarness.start(FixtureCatalog(films: 0, products: 200))
+    @Test(arguments: StoreBackend.available) func aFinishedImportLeavesNoConnectionOpen(_ backend: StoreBackend) async throws {
+        let harness = try await ImportHarness.start(on: backend, FixtureCatalog(films: 0, products: 200))
         defer { Task { await harness.stop() } }
         let report = try await harness.importer(pageSize: 10).run(.products)
         #expect(report.status == .succeeded, "\(report.error ?? "")")

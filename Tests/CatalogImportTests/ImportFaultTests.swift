@@ -2,6 +2,7 @@ import CatalogFixtures
 import CatalogImport
 import CatalogModel
 import CatalogStore
+import CatalogTestSupport
 import Foundation
 import Testing
 
@@ -49,8 +50,8 @@ struct ImportFaultTests {
         try await expectFailureLeavesStoreUnchanged(FixtureFaults(delayMilliseconds: 1500), policy: policy, cause: "page 1")
     }
 
-    @Test func a429IsRetriedAfterItsRetryAfterAndSucceeds() async throws {
-        let harness = try await ImportHarness.start(FixtureCatalog(films: 0, products: 10), faults: FixtureFaults(rateLimitFirst: 1))
+    @Test(arguments: StoreBackend.available) func a429IsRetriedAfterItsRetryAfterAndSucceeds(_ backend: StoreBackend) async throws {
+        let harness = try await ImportHarness.start(on: backend, FixtureCatalog(films: 0, products: 10), faults: FixtureFaults(rateLimitFirst: 1))
         defer { Task { await harness.stop() } }
         let started = ContinuousClock.now
         let report = try await harness.importer().run(.products)
@@ -62,8 +63,9 @@ struct ImportFaultTests {
         #expect(statuses.first == 429)
     }
 
-    @Test func aRunningImportRefusesASecondOneOfTheSameSource() async throws {
-        let harness = try await ImportHarness.start(FixtureCatalog(films: 0, products: 20), faults: FixtureFaults(delayMilliseconds: 300))
+    @Test(arguments: StoreBackend.available) func aRunningImportRefusesASecondOneOfTheSameSource(_ backend: StoreBackend) async throws {
+        let harness = try await ImportHarness.start(
+            on: backend, FixtureCatalog(films: 0, products: 20), faults: FixtureFaults(delayMilliseconds: 300))
         defer { Task { await harness.stop() } }
         let importer = harness.importer()
         let (first, completion) = try await importer.start(.products)
@@ -74,9 +76,9 @@ struct ImportFaultTests {
         #expect(finished.status == .succeeded)
     }
 
-    @Test func cancellingARunRollsItBackAndRecordsWhy() async throws {
+    @Test(arguments: StoreBackend.available) func cancellingARunRollsItBackAndRecordsWhy(_ backend: StoreBackend) async throws {
         let original = FixtureCatalog(films: 0, products: 40)
-        let harness = try await ImportHarness.start(original)
+        let harness = try await ImportHarness.start(on: backend, original)
         defer { Task { await harness.stop() } }
         let importer = harness.importer()
         _ = try await importer.run(.products)
@@ -93,8 +95,8 @@ struct ImportFaultTests {
         #expect(after == before)
     }
 
-    @Test func afterShutdownNoRunStartsAndNoneIsLeftRunning() async throws {
-        let harness = try await ImportHarness.start(FixtureCatalog(films: 0, products: 40))
+    @Test(arguments: StoreBackend.available) func afterShutdownNoRunStartsAndNoneIsLeftRunning(_ backend: StoreBackend) async throws {
+        let harness = try await ImportHarness.start(on: backend, FixtureCatalog(films: 0, products: 40))
         defer { Task { await harness.stop() } }
         let importer = harness.importer()
         await harness.upstream.setFaults(FixtureFaults(delayMilliseconds: 200))

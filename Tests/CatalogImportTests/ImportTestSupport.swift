@@ -2,30 +2,32 @@ import CatalogFixtures
 import CatalogImport
 import CatalogModel
 import CatalogStore
+import CatalogTestSupport
 import Foundation
 import Logging
-import SQLiteStore
 
-/// A fake upstream on a loopback port, a fresh store in a temporary folder, and an importer between them.
+/// A fake upstream on a loopback port, a fresh store on one backend, and an importer between them.
 struct ImportHarness {
     let upstream: FixtureUpstream
     let port: Int
-    let store: SQLiteCatalogStore
-    let directory: URL
+    let testStore: TestStore
     let logger = Logger(label: "catalogd-tests")
 
-    static func start(_ catalog: FixtureCatalog, faults: FixtureFaults = FixtureFaults()) async throws -> ImportHarness {
+    var store: any CatalogStore { testStore.store }
+    /// The store's folder (an SQLite store's file and staging files are in it).
+    var directory: URL { testStore.directory }
+
+    static func start(on backend: StoreBackend = .sqlite, _ catalog: FixtureCatalog, faults: FixtureFaults = FixtureFaults()) async throws
+        -> ImportHarness
+    {
         let upstream = FixtureUpstream(catalog: catalog, faults: faults)
         let port = try await upstream.start(port: 0)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catalogd-import-\(UUID().uuidString)")
-        let store = try SQLiteCatalogStore(path: directory.appendingPathComponent("catalog.sqlite").path)
-        return ImportHarness(upstream: upstream, port: port, store: store, directory: directory)
+        return ImportHarness(upstream: upstream, port: port, testStore: try await TestStore.open(backend))
     }
 
     func stop() async {
         await upstream.stop()
-        try? store.close()
-        try? FileManager.default.removeItem(at: directory)
+        testStore.remove()
     }
 
     var baseURL: String { "http://127.0.0.1:\(port)" }

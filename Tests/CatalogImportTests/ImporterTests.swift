@@ -2,6 +2,7 @@ import CatalogFixtures
 import CatalogImport
 import CatalogModel
 import CatalogStore
+import CatalogTestSupport
 import Foundation
 import SQLiteStore
 import Testing
@@ -28,8 +29,8 @@ struct ImporterTests {
         #expect(pagesRequested == 2)
     }
 
-    @Test func aRunWhoseReportIsFinalNoLongerBlocksTheNextStart() async throws {
-        let harness = try await ImportHarness.start(FixtureCatalog(films: 3, products: 0))
+    @Test(arguments: StoreBackend.available) func aRunWhoseReportIsFinalNoLongerBlocksTheNextStart(_ backend: StoreBackend) async throws {
+        let harness = try await ImportHarness.start(on: backend, FixtureCatalog(films: 3, products: 0))
         defer { Task { await harness.stop() } }
         // Work between a run's commit and its bookkeeping (a slow completion hook here) widens the window
         // in which a client that saw the final report could be told the run is still in progress.
@@ -50,10 +51,10 @@ struct ImporterTests {
         #expect(outcome?.status == .succeeded)
     }
 
-    @Test(arguments: ["/products", "/products.json", "/products.ndjson"])
-    func productsAreImportedFromEveryFormat(path: String) async throws {
+    @Test(arguments: StoreBackend.available, ["/products", "/products.json", "/products.ndjson"])
+    func productsAreImportedFromEveryFormat(backend: StoreBackend, path: String) async throws {
         let catalog = FixtureCatalog(films: 0, products: 50)
-        let harness = try await ImportHarness.start(catalog)
+        let harness = try await ImportHarness.start(on: backend, catalog)
         defer { Task { await harness.stop() } }
         let report = try await harness.importer(productsPath: path).run(.products)
         #expect(report.status == .succeeded, "\(report.error ?? "")")
@@ -67,11 +68,11 @@ struct ImporterTests {
         #expect(stored.product.name == first.title)
     }
 
-    @Test func aFeedThatCapsItsPagesIsStillReadWhole() async throws {
+    @Test(arguments: StoreBackend.available) func aFeedThatCapsItsPagesIsStillReadWhole(_ backend: StoreBackend) async throws {
         // The importer asks for the next page while parsing one, guessing that each page is as long as asked;
         // a feed that gives fewer moves the next skip, and every guess must be thrown away.
         let catalog = FixtureCatalog(films: 0, products: 45)
-        let harness = try await ImportHarness.start(catalog, faults: FixtureFaults(maximumPageSize: 4))
+        let harness = try await ImportHarness.start(on: backend, catalog, faults: FixtureFaults(maximumPageSize: 4))
         defer { Task { await harness.stop() } }
         let report = try await harness.importer(pageSize: 10).run(.products)
         #expect(report.status == .succeeded, "\(report.error ?? "")")
@@ -81,9 +82,9 @@ struct ImporterTests {
         #expect(stored == catalog.products.map(\.sku).sorted())
     }
 
-    @Test func badRecordsAreRejectedWithTheirIndexAndTheRestLands() async throws {
+    @Test(arguments: StoreBackend.available) func badRecordsAreRejectedWithTheirIndexAndTheRestLands(_ backend: StoreBackend) async throws {
         let catalog = FixtureCatalog(films: 0, products: 30)
-        let harness = try await ImportHarness.start(catalog, faults: FixtureFaults(invalidRecords: [3, 17]))
+        let harness = try await ImportHarness.start(on: backend, catalog, faults: FixtureFaults(invalidRecords: [3, 17]))
         defer { Task { await harness.stop() } }
         let report = try await harness.importer().run(.products)
         #expect(report.status == .succeeded)
@@ -94,8 +95,8 @@ struct ImporterTests {
         #expect(count == 28)
     }
 
-    @Test func unchangedReimportWritesNothingAndUsesConditionalRequests() async throws {
-        let harness = try await ImportHarness.start(FixtureCatalog(films: 6, products: 40))
+    @Test(arguments: StoreBackend.available) func unchangedReimportWritesNothingAndUsesConditionalRequests(_ backend: StoreBackend) async throws {
+        let harness = try await ImportHarness.start(on: backend, FixtureCatalog(films: 6, products: 40))
         defer { Task { await harness.stop() } }
         let importer = harness.importer()
         _ = try await importer.run(.products)
@@ -121,8 +122,8 @@ struct ImporterTests {
         #expect(requests.allSatisfy { $0.status == 304 })
     }
 
-    @Test func unchangedReimportWithoutUpstreamETagsStillWritesNothing() async throws {
-        let harness = try await ImportHarness.start(FixtureCatalog(films: 0, products: 40), faults: FixtureFaults(disableETags: true))
+    @Test(arguments: StoreBackend.available) func unchangedReimportWithoutUpstreamETagsStillWritesNothing(_ backend: StoreBackend) async throws {
+        let harness = try await ImportHarness.start(on: backend, FixtureCatalog(films: 0, products: 40), faults: FixtureFaults(disableETags: true))
         defer { Task { await harness.stop() } }
         let importer = harness.importer()
         _ = try await importer.run(.products)
@@ -134,9 +135,9 @@ struct ImporterTests {
         #expect(after.lastSeq == before.lastSeq)
     }
 
-    @Test func aChangedListingGivesExactCounts() async throws {
+    @Test(arguments: StoreBackend.available) func aChangedListingGivesExactCounts(_ backend: StoreBackend) async throws {
         let original = FixtureCatalog(films: 0, products: 60)
-        let harness = try await ImportHarness.start(original)
+        let harness = try await ImportHarness.start(on: backend, original)
         defer { Task { await harness.stop() } }
         let importer = harness.importer()
         _ = try await importer.run(.products)

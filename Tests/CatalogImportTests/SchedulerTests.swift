@@ -2,6 +2,7 @@ import CatalogFixtures
 import CatalogImport
 import CatalogModel
 import CatalogStore
+import CatalogTestSupport
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -9,8 +10,10 @@ import Testing
 
 @Suite("Scheduled imports")
 struct SchedulerTests {
-    @Test func everySourceIsImportedAtStartUpAndAGracefulShutdownEndsTheService() async throws {
-        let harness = try await ImportHarness.start(FixtureCatalog(films: 6, products: 25))
+    @Test(arguments: StoreBackend.available) func everySourceIsImportedAtStartUpAndAGracefulShutdownEndsTheService(_ backend: StoreBackend)
+        async throws
+    {
+        let harness = try await ImportHarness.start(on: backend, FixtureCatalog(films: 6, products: 25))
         defer { Task { await harness.stop() } }
         let scheduler = ImportScheduler(importer: harness.importer(), interval: .seconds(3600), logger: harness.logger)
         let group = ServiceGroup(services: [scheduler], logger: harness.logger)
@@ -31,8 +34,9 @@ struct SchedulerTests {
         #expect(products == 25)
     }
 
-    @Test func shutdownDuringAnImportRollsItBack() async throws {
-        let harness = try await ImportHarness.start(FixtureCatalog(films: 0, products: 40), faults: FixtureFaults(delayMilliseconds: 250))
+    @Test(arguments: StoreBackend.available) func shutdownDuringAnImportRollsItBack(_ backend: StoreBackend) async throws {
+        let harness = try await ImportHarness.start(
+            on: backend, FixtureCatalog(films: 0, products: 40), faults: FixtureFaults(delayMilliseconds: 250))
         defer { Task { await harness.stop() } }
         let importer = Importer(
             store: harness.store,
@@ -56,8 +60,8 @@ struct SchedulerTests {
         #expect(reports.first?.error?.contains("cancelled") == true)
     }
 
-    @Test func readersNeverSeeAHalfAppliedImport() async throws {
-        let harness = try await ImportHarness.start(FixtureCatalog(films: 0, products: 5000, categories: 12))
+    @Test(arguments: StoreBackend.available) func readersNeverSeeAHalfAppliedImport(_ backend: StoreBackend) async throws {
+        let harness = try await ImportHarness.start(on: backend, FixtureCatalog(films: 0, products: 5000, categories: 12))
         defer { Task { await harness.stop() } }
         let importer = harness.importer(pageSize: 1000)
         let store = harness.store

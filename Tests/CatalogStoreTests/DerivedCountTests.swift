@@ -1,6 +1,7 @@
 import CatalogFixtures
 import CatalogModel
 import CatalogStore
+import CatalogTestSupport
 import GRDB
 import Testing
 
@@ -84,8 +85,8 @@ struct DerivedCountTests {
         #expect(productCount > 0)
     }
 
-    @Test func aCategoryWithNoProductsLeftDisappears() async throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: StoreBackend.available) func aCategoryWithNoProductsLeftDisappears(_ backend: StoreBackend) async throws {
+        let temporary = try await TestStore.open(backend)
         defer { temporary.remove() }
         let store = temporary.store
         _ = try await store.upsertProducts([try product("A", category: "lamps"), try product("B", category: "lamps")], author: "api")

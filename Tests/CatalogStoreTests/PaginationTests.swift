@@ -1,5 +1,6 @@
 import CatalogModel
 import CatalogStore
+import CatalogTestSupport
 import Foundation
 import Testing
 
@@ -28,9 +29,9 @@ struct PaginationTests {
         return rows
     }
 
-    @Test(arguments: ["serial_code", "-price", "name", "stock", "-updated_at", "category"])
-    func everyRowAppearsOnceInOrder(ordering: String) async throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: StoreBackend.available, ["serial_code", "-price", "name", "stock", "-updated_at", "category"])
+    func everyRowAppearsOnceInOrder(backend: StoreBackend, ordering: String) async throws {
+        let temporary = try await TestStore.open(backend)
         defer { temporary.remove() }
         try await Self.seed(temporary.store, count: 250)
         let rows = try await walk(temporary.store, ordering: ordering, pageSize: 7)
@@ -54,8 +55,8 @@ struct PaginationTests {
         #expect(keys == (descending ? keys.sorted(by: >) : keys.sorted()))
     }
 
-    @Test func walkingBackFromTheLastPageGivesTheSameRowsReversed() async throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: StoreBackend.available) func walkingBackFromTheLastPageGivesTheSameRowsReversed(_ backend: StoreBackend) async throws {
+        let temporary = try await TestStore.open(backend)
         defer { temporary.remove() }
         let store = temporary.store
         try await Self.seed(store, count: 50)
@@ -81,8 +82,8 @@ struct PaginationTests {
         #expect(backward == forward.reversed())
     }
 
-    @Test func rowsThatStayAreNeitherMissedNorRepeatedWhileOthersComeAndGo() async throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: StoreBackend.available) func rowsThatStayAreNeitherMissedNorRepeatedWhileOthersComeAndGo(_ backend: StoreBackend) async throws {
+        let temporary = try await TestStore.open(backend)
         defer { temporary.remove() }
         let store = temporary.store
         try await Self.seed(store, count: 120)
@@ -99,8 +100,8 @@ struct PaginationTests {
         #expect(Set(stayed).isSubset(of: Set(seen)))
     }
 
-    @Test func badOrderingsNameTheParameterAndForeignCursorsNameNoPage() async throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: StoreBackend.available) func badOrderingsNameTheParameterAndForeignCursorsNameNoPage(_ backend: StoreBackend) async throws {
+        let temporary = try await TestStore.open(backend)
         defer { temporary.remove() }
         let store = temporary.store
         try await Self.seed(store, count: 20)

@@ -1,12 +1,13 @@
 import CatalogModel
 import CatalogStore
+import CatalogTestSupport
 import GRDB
 import Testing
 
 @Suite("Store writes")
 struct StoreWriteTests {
-    @Test func upsertCountsAreExactAndAnUnchangedRowIsNotWritten() async throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: StoreBackend.available) func upsertCountsAreExactAndAnUnchangedRowIsNotWritten(_ backend: StoreBackend) async throws {
+        let temporary = try await TestStore.open(backend)
         defer { temporary.remove() }
         let store = temporary.store
         let first = try await store.upsertProducts([try product("A"), try product("B")], author: "api")
@@ -25,8 +26,9 @@ struct StoreWriteTests {
         #expect(finalVersions == versionsAfter)
     }
 
-    @Test func aProductReadsBackAsItWasWrittenWithAndWithoutItsOptionalValues() async throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: StoreBackend.available) func aProductReadsBackAsItWasWrittenWithAndWithoutItsOptionalValues(_ backend: StoreBackend) async throws
+    {
+        let temporary = try await TestStore.open(backend)
         defer { temporary.remove() }
         let store = temporary.store
         let bare = Product(serialCode: "BARE", name: "n", category: "c", price: try Price(parsing: "1"))
@@ -78,8 +80,8 @@ struct StoreWriteTests {
         #expect(try await store.changes(since: 3, limit: 10).changes.map(\.key) == ["D"])
     }
 
-    @Test func aPriceIsReadBackExactlyAsWritten() async throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: StoreBackend.available) func aPriceIsReadBackExactlyAsWritten(_ backend: StoreBackend) async throws {
+        let temporary = try await TestStore.open(backend)
         defer { temporary.remove() }
         let store = temporary.store
         _ = try await store.upsertProducts(
@@ -122,8 +124,8 @@ struct StoreWriteTests {
         #expect(reports == [second.id, report.id])
     }
 
-    @Test func aFailedImportLeavesTheCatalogueAsItWas() async throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: StoreBackend.available) func aFailedImportLeavesTheCatalogueAsItWas(_ backend: StoreBackend) async throws {
+        let temporary = try await TestStore.open(backend)
         defer { temporary.remove() }
         let store = temporary.store
         _ = try await store.upsertProducts([try product("A")], author: "api")
@@ -138,8 +140,8 @@ struct StoreWriteTests {
         #expect(after.lastSeq == before.lastSeq)
     }
 
-    @Test func readersSeeEitherNoneOrAllOfABigWrite() async throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: StoreBackend.available) func readersSeeEitherNoneOrAllOfABigWrite(_ backend: StoreBackend) async throws {
+        let temporary = try await TestStore.open(backend)
         defer { temporary.remove() }
         let store = temporary.store
         let products = try (0..<20_000).map { try product(String(format: "K%05d", $0), category: "c\($0 % 7)") }

@@ -52,10 +52,11 @@ public struct PostgresCatalogStore: CatalogStore {
     /// Holds the pool until graceful shutdown, then closes it.
     public func run() async throws {
         try? await gracefulShutdown()
-        try await close()
+        close()
     }
 
-    public func close() async throws {
+    /// Ends the pool's connections.
+    public func close() {
         clientRun.cancel()
     }
 
