@@ -163,7 +163,8 @@ let package = Package(
         .testTarget(
             name: "CatalogAPITests",
             dependencies: [
-                "CatalogAPI", "CatalogStore", "SQLiteStore", "CatalogModel", "CatalogImport", "CatalogFixtures", "CatalogTestSupport",
+                "CatalogAPI", "CatalogStore", "SQLiteStore", "PostgresStore", "CatalogModel", "CatalogImport", "CatalogFixtures",
+                "CatalogTestSupport",
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

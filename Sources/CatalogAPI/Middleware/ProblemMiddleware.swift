@@ -21,6 +21,12 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let broken as HTTPParserError {
             // The client broke HTTP in the middle of its body (or hung up there): its fault, not the service's.
             return Problem(.badRequest, type: "malformed-body", detail: "the request body is not valid HTTP (\(broken))").response()
+        } catch let unavailable as StoreUnavailable {
+            context.logger.warning("request failed: \(unavailable)")
+            return Problem(
+                .serviceUnavailable, type: "store-unavailable", detail: "the store cannot be reached just now; retry shortly",
+                headers: [.retryAfter: "2"]
+            ).response()
         } catch is CancellationError {
             return Problem(.serviceUnavailable, type: "shutting-down", detail: "the service is shutting down; retry shortly").response()
         } catch {

@@ -14,6 +14,8 @@ import ServiceLifecycle
 public struct PostgresCatalogStore: CatalogStore {
     /// The channel every write commits a notification to, with the newest seq as its payload.
     static let commitChannel = "catalogd_commits"
+    /// The longest a request waits for a pooled connection before it is answered 503.
+    static let connectionWait: Duration = .seconds(3)
     /// How often `watchCommits` asks for the newest seq while its listening connection is down.
     static let fallbackPollInterval: Duration = .milliseconds(500)
 
@@ -27,24 +29,35 @@ public struct PostgresCatalogStore: CatalogStore {
     public static func open(
         _ location: PostgresLocation, poolSize: Int = 10, startupWait: Duration = .seconds(30), logger: Logger
     ) async throws -> PostgresCatalogStore {
+        let store = await connect(location, poolSize: poolSize, logger: logger)
+        let deadline = ContinuousClock.now + startupWait
+        while true {
+            do {
+                try await PostgresSchema.migrate(store.client, logger: logger)
+                return store
+            } catch {
+                guard PostgresFailure.isConnectionFailure(error) else {
+                    store.close()
+                    throw error
+                }
+                guard ContinuousClock.now < deadline, !Task.isCancelled else {
+                    store.close()
+                    throw StoreUnavailable(store: location.description, reason: PostgresFailure.describe(error))
+                }
+                logger.warning("waiting for \(location): \(PostgresFailure.describe(error))")
+                try await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
+    /// A store on the server at `location`, which may not be there yet: nothing is asked of it until a method is
+    /// called, and then a server that is away is `StoreUnavailable`. `open` also waits for it and migrates.
+    public static func connect(_ location: PostgresLocation, poolSize: Int = 10, logger: Logger) async -> PostgresCatalogStore {
         let client = PostgresClient(configuration: location.clientConfiguration(poolSize: poolSize), backgroundLogger: logger)
         // The pool works only while it runs; it runs from the start so that migrations and start-up reads can use it.
         let store = PostgresCatalogStore(client: client, logger: logger, location: location, clientRun: Task { await client.run() })
         await Task.yield()
-        let deadline = ContinuousClock.now + startupWait
-        while true {
-            do {
-                try await PostgresSchema.migrate(client, logger: logger)
-                return store
-            } catch {
-                guard PostgresUnavailable.isTransient(error), ContinuousClock.now < deadline, !Task.isCancelled else {
-                    store.clientRun.cancel()
-                    throw PostgresUnavailable(store: location.description, cause: error)
-                }
-                logger.warning("waiting for \(location): \(PostgresUnavailable.describe(error))")
-                try await Task.sleep(for: .seconds(1))
-            }
-        }
+        return store
     }
 
     public var description: String { location.description }
@@ -62,21 +75,32 @@ public struct PostgresCatalogStore: CatalogStore {
 
     // MARK: Transactions
 
-    /// Runs `body` in one transaction on one pooled connection; a lost connection is `PostgresUnavailable`.
+    /// Runs `body` in one transaction on one pooled connection. A lost connection, or no connection within
+    /// `connectionWait` (the server down, or every connection busy), is `StoreUnavailable`.
     func transaction<Result: Sendable>(
-        _ kind: PostgresTransactionKind, _ body: (PostgresConnection) async throws -> Result
+        _ kind: PostgresTransactionKind, _ body: @Sendable @escaping (PostgresConnection) async throws -> Result
     ) async throws -> Result {
+        let (client, logger, description) = (client, logger, description)
         do {
-            return try await client.transaction(kind, logger: logger, body)
-        } catch let error as PSQLError where PostgresUnavailable.isConnectionFailure(error) {
-            throw PostgresUnavailable(store: description, cause: error)
+            return try await withThrowingTaskGroup(of: Result.self) { group in
+                group.addTask { try await client.transaction(kind, logger: logger, body) }
+                group.addTask {
+                    try await Task.sleep(for: Self.connectionWait)
+                    throw StoreUnavailable(store: description, reason: "no connection within \(Self.connectionWait)")
+                }
+                defer { group.cancelAll() }
+                guard let result = try await group.next() else { throw CancellationError() }
+                return result
+            }
+        } catch let error where !(error is StoreUnavailable) && PostgresFailure.isConnectionFailure(error) {
+            throw StoreUnavailable(store: description, reason: PostgresFailure.describe(error))
         }
     }
 
     /// A write transaction that records history: under the history lock, with a change log that is finished
     /// (versions moved, last seq kept, commit notified) before the commit.
     func recordingTransaction<Result: Sendable>(
-        author: String, _ body: (PostgresConnection, inout PostgresChangeLog) async throws -> Result
+        author: String, _ body: @Sendable @escaping (PostgresConnection, inout PostgresChangeLog) async throws -> Result
     ) async throws -> Result {
         try await transaction(.write) { connection in
             var log = try await PostgresChangeLog(connection, author: author, logger: logger)

@@ -1,0 +1,51 @@
+import CatalogImport
+import CatalogStore
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOPosix
+import PostgresStore
+import Testing
+
+@testable import CatalogAPI
+
+@Suite("A database that cannot be reached")
+struct StoreOutageTests {
+    /// A loopback port nothing listens on: bound by a listener that is then closed.
+    static func closedPort() async throws -> Int {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
+        let port = try #require(channel.localAddress?.port)
+        try await channel.close()
+        return port
+    }
+
+    @Test func requestsAreAnswered503WithRetryAfterWithinFiveSecondsWhileHealthStaysUp() async throws {
+        let logger = Logger(label: "catalogd-tests")
+        let location = PostgresLocation(
+            host: "127.0.0.1", port: try await Self.closedPort(), username: "catalogd", database: "catalog", tls: .disable)
+        let store = await PostgresCatalogStore.connect(location, poolSize: 2, logger: logger)
+        defer { store.close() }
+        let importer = Importer(
+            store: store, locations: FeedLocations(films: "", products: ""), client: UpstreamClient(logger: logger), logger: logger)
+        let components = ServiceComponents(store: store, importer: importer, metrics: RequestMetrics(), notifier: ChangeNotifier())
+        var configuration = ServiceConfiguration()
+        configuration.feeds = FeedLocations(films: "", products: "")
+        configuration.importInterval = nil
+        let application = Application(router: buildRouter(components, configuration: configuration))
+        try await application.test(.router) { client in
+            for path in ["/products", "/changes?since=0"] {
+                let started = ContinuousClock.now
+                let response = try await client.execute(uri: path, method: .get)
+                let took = ContinuousClock.now - started
+                #expect(response.status == .serviceUnavailable, "\(path)")
+                #expect(response.headers[.retryAfter] == "2", "\(path)")
+                #expect(response.headers[.contentType] == "application/problem+json")
+                #expect(String(buffer: response.body).contains("store-unavailable"))
+                #expect(took < .seconds(5), "\(path) took \(took)")
+            }
+            #expect(try await client.execute(uri: "/healthz", method: .get).status == .ok)
+            #expect(try await client.execute(uri: "/readyz", method: .get).status == .serviceUnavailable)
+        }
+    }
+}
