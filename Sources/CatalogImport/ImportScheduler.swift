@@ -2,7 +2,10 @@ import CatalogModel
 import Logging
 import ServiceLifecycle
 
-/// Imports every configured source once at start-up and then every `interval`, as a service of the application.
+/// Imports every configured source every `interval`, as a service of the application: at start-up, unless
+/// the last successful run (by this process, or another replica on the same store) finished less than an
+/// interval ago, and then whenever an interval has passed since the last successful run. Replicas whose
+/// schedulers tick together share one run: the others are told it is in progress, or find it recent.
 ///
 /// A failed run is retried sooner (30 s, doubling up to the interval) and never stops the service;
 /// graceful shutdown cancels runs in flight, which roll back.
@@ -42,6 +45,15 @@ public struct ImportScheduler: Service {
     private func loop(_ source: FeedSource, interval: Duration) async {
         var retryDelay = Self.firstRetryDelay
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            // A run that succeeded within the interval, here or on another replica, is this one's.
+            if let since = try? await importer.timeSinceLastSuccess(of: source), since < interval {
+                do {
+                    try await pause(interval - since)
+                } catch {
+                    return
+                }
+                continue
+            }
             var delay = interval
             do {
                 let report = try await importer.run(source)
@@ -58,13 +70,18 @@ public struct ImportScheduler: Service {
                 logger.error("scheduled \(source.rawValue) import could not start: \(error)")
                 delay = min(retryDelay, interval)
             }
-            // Up to 10% jitter so that many instances do not hit the upstream in step.
-            let pause = delay + delay * Double.random(in: 0...0.1)
             do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: pause) }
+                try await pause(delay)
             } catch {
                 return
             }
         }
+    }
+
+    /// Sleeps `delay` and up to 10% more, so that many instances do not hit the upstream in step; throws when the
+    /// service shuts down meanwhile.
+    private func pause(_ delay: Duration) async throws {
+        let pause = delay + delay * Double.random(in: 0...0.1)
+        try await cancelWhenGracefulShutdown { try await Task.sleep(for: pause) }
     }
 }

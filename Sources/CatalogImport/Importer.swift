@@ -62,6 +62,13 @@ public actor Importer {
         self.onCompletion = onCompletion
     }
 
+    /// How long ago the last successful run of `source` finished, by this process or any other on the store; nil
+    /// when none has.
+    public nonisolated func timeSinceLastSuccess(of source: FeedSource) async throws -> Duration? {
+        guard let finished = try await store.lastSuccessfulImports()[source].flatMap(Timestamp.date(from:)) else { return nil }
+        return .milliseconds(Int64(max(0, Date().timeIntervalSince(finished)) * 1000))
+    }
+
     public nonisolated var configuredSources: [FeedSource] {
         FeedSource.allCases.filter { locations.location(of: $0) != nil }
     }
@@ -73,17 +80,25 @@ public actor Importer {
         guard !isShuttingDown else { throw ImportStartError.shuttingDown }
         try await awaitFinishedRun(of: source)
         guard let location = override ?? locations.location(of: source) else { throw ImportStartError.notConfigured(source) }
-        let report = try await store.beginImport(source: source)
-        // While the report row was written, another caller may have started a run, or shutdown may have begun.
-        if isShuttingDown {
-            try await store.failImport(failed(report, because: Self.shutdownReason))
-            throw ImportStartError.shuttingDown
+        // One run of a source at a time in the whole deployment: this process, another on the same store, a replica.
+        let claim: any ImportClaim
+        switch try await store.claimImport(of: source) {
+        case .claimed(let claimed): claim = claimed
+        case .heldElsewhere(let runningImport): throw ImportStartError.alreadyRunning(runningImport ?? running[source]?.id ?? 0)
         }
-        if let current = running[source] {
-            try await store.failImport(failed(report, because: "another run of \(source.rawValue) started first"))
-            throw ImportStartError.alreadyRunning(current.id)
+        let report: ImportReport
+        do {
+            report = try await store.beginImport(source: source)
+            // While the report row was written, shutdown may have begun.
+            if isShuttingDown {
+                try await store.failImport(failed(report, because: Self.shutdownReason))
+                throw ImportStartError.shuttingDown
+            }
+        } catch {
+            await claim.release()
+            throw error
         }
-        let task = Task { await self.perform(report, location: location, progress: progress) }
+        let task = Task { await self.perform(report, location: location, claim: claim, progress: progress) }
         running[source] = (report.id, task)
         return (report, task)
     }
@@ -141,8 +156,11 @@ public actor Importer {
         return report
     }
 
-    private nonisolated func perform(_ report: ImportReport, location: String, progress: @escaping @Sendable (Int, Int) -> Void) async -> ImportReport
-    {
+    /// Runs one import to its recorded end, then gives back its claim and leaves `running`, in that order: the
+    /// next start, here or anywhere, finds the source free as soon as it can see this run ended.
+    private nonisolated func perform(
+        _ report: ImportReport, location: String, claim: any ImportClaim, progress: @escaping @Sendable (Int, Int) -> Void
+    ) async -> ImportReport {
         let started = ContinuousClock.now
         var report = report
         var logger = self.logger
@@ -199,6 +217,7 @@ public actor Importer {
                 metadata: outcome.logMetadata.merging(["import.duration_ms": .stringConvertible(elapsed)], uniquingKeysWith: { $1 }))
         }
         onCompletion(outcome, ContinuousClock.now - started)
+        await claim.release()
         await finished(report.source)
         return outcome
     }

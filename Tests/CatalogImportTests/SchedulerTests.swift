@@ -10,6 +10,30 @@ import Testing
 
 @Suite("Scheduled imports")
 struct SchedulerTests {
+    @Test(arguments: StoreBackend.available)
+    func aSecondSchedulerWaitsOutTheIntervalOfARecentSuccessfulRun(_ backend: StoreBackend) async throws {
+        let harness = try await ImportHarness.start(on: backend, FixtureCatalog(films: 6, products: 0))
+        defer { Task { await harness.stop() } }
+        let importer = harness.importer()
+        #expect(try await importer.run(.films).status == .succeeded)
+        // Another replica starts on the same store a moment later, with the same hourly schedule.
+        let replica = try await harness.testStore.openAnother()
+        defer { Task { try? await replica.close() } }
+        let replicaImporter = Importer(
+            store: replica, locations: FeedLocations(films: "\(harness.baseURL)/api/films/", products: ""),
+            client: UpstreamClient(policy: ImportHarness.quickPolicy, logger: harness.logger), logger: harness.logger)
+        let scheduler = ImportScheduler(importer: replicaImporter, interval: .seconds(3600), logger: harness.logger)
+        let group = ServiceGroup(services: [scheduler], logger: harness.logger)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            try await Task.sleep(for: .seconds(1))
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        let reports = try await harness.store.importReports(page: PageRequest()).rows
+        #expect(reports.count == 1, "the replica imported again: \(reports.map(\.id))")
+    }
+
     @Test(arguments: StoreBackend.available) func everySourceIsImportedAtStartUpAndAGracefulShutdownEndsTheService(_ backend: StoreBackend)
         async throws
     {
@@ -44,14 +68,20 @@ struct SchedulerTests {
             client: UpstreamClient(policy: ImportHarness.quickPolicy, logger: harness.logger), logger: harness.logger)
         let scheduler = ImportScheduler(importer: importer, interval: .seconds(3600), logger: harness.logger)
         let group = ServiceGroup(services: [scheduler], logger: harness.logger)
-        let started = ContinuousClock.now
+        var shutdownStarted = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
-            try await Task.sleep(for: .milliseconds(700))
+            // Shut down once the run is under way (and has read a page or two), however long starting took.
+            for _ in 0..<100 {
+                if try await harness.store.importReports(page: PageRequest()).rows.first?.status == .running { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            shutdownStarted = ContinuousClock.now
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }
-        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(ContinuousClock.now - shutdownStarted < .seconds(5))
         let products = try await harness.allProducts().count
         #expect(products == 0)
         let reports = try await harness.store.importReports(page: PageRequest()).rows

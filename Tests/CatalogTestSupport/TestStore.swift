@@ -25,6 +25,8 @@ public struct TestStore: Sendable {
     public let backend: StoreBackend
     public let store: any CatalogStore
     public let directory: URL
+    /// Opens another store on the same data, as a second process or replica would; the caller closes it.
+    public let openAnother: @Sendable () async throws -> any CatalogStore
     private let closeNow: @Sendable () -> Void
 
     public static func open(_ backend: StoreBackend, logger: Logger = Logger(label: "catalogd-tests")) async throws -> TestStore {
@@ -32,11 +34,19 @@ public struct TestStore: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         switch backend {
         case .sqlite:
-            let store = try SQLiteCatalogStore(path: directory.appendingPathComponent("catalog.sqlite").path)
-            return TestStore(backend: backend, store: store, directory: directory) { try? store.close() }
+            let path = directory.appendingPathComponent("catalog.sqlite").path
+            let store = try SQLiteCatalogStore(path: path)
+            return TestStore(backend: backend, store: store, directory: directory, openAnother: { try SQLiteCatalogStore(path: path) }) {
+                try? store.close()
+            }
         case .postgres:
-            let store = try await PostgresCatalogStore.open(try await freshDatabase(logger: logger), poolSize: 4, logger: logger)
-            return TestStore(backend: backend, store: store, directory: directory) { store.close() }
+            let location = try await freshDatabase(logger: logger)
+            // Generous: many tests open connections at once on a loaded machine; outages are tested with the default.
+            let store = try await PostgresCatalogStore.open(location, poolSize: 10, connectionWait: .seconds(20), logger: logger)
+            return TestStore(
+                backend: backend, store: store, directory: directory,
+                openAnother: { try await PostgresCatalogStore.open(location, poolSize: 10, connectionWait: .seconds(20), logger: logger) }
+            ) { store.close() }
         }
     }
 

@@ -72,8 +72,9 @@ public protocol CatalogStore: Service, CustomStringConvertible {
 
     /// Records the start of a run; the report it returns has status `running`.
     func beginImport(source: FeedSource) async throws -> ImportReport
-    /// Marks failed the runs left `running` by a process that stopped mid-import; called at start-up.
-    func failInterruptedImports() async throws
+    /// Takes the right to run an import of `source` for the whole deployment, or says who holds it. On success,
+    /// the runs of `source` still marked `running` (their process stopped) are marked failed with a reason.
+    func claimImport(of source: FeedSource) async throws -> ImportClaimOutcome
     /// When each source's last successful run finished (ISO 8601 UTC); a source that never succeeded is absent.
     func lastSuccessfulImports() async throws -> [FeedSource: String]
     /// The page states of the last successful run of `source`, by URL, for conditional requests.

@@ -15,16 +15,29 @@ extension PostgresCatalogStore {
         }
     }
 
-    public func failInterruptedImports() async throws {
-        try await transaction(.write) { connection in
+    /// Once the claim is held, no other replica runs `source`: its runs still `running` were left by a replica that
+    /// stopped, and its staged rows are theirs; both go.
+    public func claimImport(of source: FeedSource) async throws -> ImportClaimOutcome {
+        let logger = logger
+        let claim = try await PostgresImportClaim.claim(source, client: client, logger: logger, wait: connectionWait) { connection in
             let query: PostgresQuery = """
-                UPDATE imports SET status = 'failed', finished_at = \(Timestamp.now()), error = 'interrupted: the process stopped during the run'
-                WHERE status = 'running' RETURNING id
+                UPDATE imports SET status = 'failed', finished_at = \(Timestamp.now()),
+                    error = 'interrupted: the replica running it stopped during the run'
+                WHERE source = \(source.rawValue) AND status = 'running' RETURNING id
                 """
             var failed = 0
             for try await _ in try await connection.query(query, logger: logger) { failed += 1 }
             if failed > 0 { try await Self.bumpImportsVersion(connection, logger: logger) }
+            if source == .products { try await connection.query("DELETE FROM staged_products", logger: logger) }
         }
+        if let claim { return .claimed(claim) }
+        let running = try await transaction(.read) { connection in
+            try await fetch(
+                connection, "SELECT id FROM imports WHERE source = $1 AND status = 'running' ORDER BY id DESC LIMIT 1", [source.rawValue],
+                decode: { try $0[0].decode(Int64.self) }
+            ).first
+        }
+        return .heldElsewhere(runningImport: running)
     }
 
     public func lastSuccessfulImports() async throws -> [FeedSource: String] {

@@ -14,22 +14,25 @@ import ServiceLifecycle
 public struct PostgresCatalogStore: CatalogStore {
     /// The channel every write commits a notification to, with the newest seq as its payload.
     static let commitChannel = "catalogd_commits"
-    /// The longest a request waits for a pooled connection before it is answered 503.
-    static let connectionWait: Duration = .seconds(3)
+    /// The longest a request waits for a pooled connection before it is answered 503, unless told otherwise.
+    public static let defaultConnectionWait: Duration = .seconds(2)
     /// How often `watchCommits` asks for the newest seq while its listening connection is down.
     static let fallbackPollInterval: Duration = .milliseconds(500)
 
     let client: PostgresClient
     let logger: Logger
+    /// The longest a call waits for a pooled connection before it is `StoreUnavailable`.
+    let connectionWait: Duration
     public let location: PostgresLocation
     private let clientRun: Task<Void, Never>
 
     /// Connects to `location` (a pool of at most `poolSize` connections), waits up to `startupWait` for the
     /// server to answer, and applies pending migrations.
     public static func open(
-        _ location: PostgresLocation, poolSize: Int = 10, startupWait: Duration = .seconds(30), logger: Logger
+        _ location: PostgresLocation, poolSize: Int = 10, connectionWait: Duration = defaultConnectionWait, startupWait: Duration = .seconds(30),
+        logger: Logger
     ) async throws -> PostgresCatalogStore {
-        let store = await connect(location, poolSize: poolSize, logger: logger)
+        let store = await connect(location, poolSize: poolSize, connectionWait: connectionWait, logger: logger)
         let deadline = ContinuousClock.now + startupWait
         while true {
             do {
@@ -52,10 +55,13 @@ public struct PostgresCatalogStore: CatalogStore {
 
     /// A store on the server at `location`, which may not be there yet: nothing is asked of it until a method is
     /// called, and then a server that is away is `StoreUnavailable`. `open` also waits for it and migrates.
-    public static func connect(_ location: PostgresLocation, poolSize: Int = 10, logger: Logger) async -> PostgresCatalogStore {
+    public static func connect(
+        _ location: PostgresLocation, poolSize: Int = 10, connectionWait: Duration = defaultConnectionWait, logger: Logger
+    ) async -> PostgresCatalogStore {
         let client = PostgresClient(configuration: location.clientConfiguration(poolSize: poolSize), backgroundLogger: logger)
         // The pool works only while it runs; it runs from the start so that migrations and start-up reads can use it.
-        let store = PostgresCatalogStore(client: client, logger: logger, location: location, clientRun: Task { await client.run() })
+        let store = PostgresCatalogStore(
+            client: client, logger: logger, connectionWait: connectionWait, location: location, clientRun: Task { await client.run() })
         await Task.yield()
         return store
     }
@@ -76,24 +82,54 @@ public struct PostgresCatalogStore: CatalogStore {
     // MARK: Transactions
 
     /// Runs `body` in one transaction on one pooled connection. A lost connection, or no connection within
-    /// `connectionWait` (the server down, or every connection busy), is `StoreUnavailable`.
+    /// `connectionWait` (the server down, or every connection busy), is `StoreUnavailable`; once it has its
+    /// connection, the transaction takes as long as it takes.
     func transaction<Result: Sendable>(
         _ kind: PostgresTransactionKind, _ body: @Sendable @escaping (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         let (client, logger, description) = (client, logger, description)
         do {
-            return try await withThrowingTaskGroup(of: Result.self) { group in
-                group.addTask { try await client.transaction(kind, logger: logger, body) }
-                group.addTask {
-                    try await Task.sleep(for: Self.connectionWait)
-                    throw StoreUnavailable(store: description, reason: "no connection within \(Self.connectionWait)")
+            return try await Self.within(connectionWait, store: description) { leased in
+                try await client.transaction(kind, logger: logger) { connection in
+                    leased()
+                    return try await body(connection)
                 }
-                defer { group.cancelAll() }
-                guard let result = try await group.next() else { throw CancellationError() }
-                return result
             }
         } catch let error where !(error is StoreUnavailable) && PostgresFailure.isConnectionFailure(error) {
             throw StoreUnavailable(store: description, reason: PostgresFailure.describe(error))
+        }
+    }
+
+    /// Runs `operation`, which calls `leased` once it holds a connection; throws `StoreUnavailable` when that has
+    /// not happened within `connectionWait`, at once, leaving the abandoned lease to be cancelled behind it.
+    static func within<Result: Sendable>(
+        _ connectionWait: Duration, store: String, _ operation: @Sendable @escaping (_ leased: @Sendable () -> Void) async throws -> Result
+    ) async throws -> Result {
+        let (leases, lease) = AsyncStream<Void>.makeStream()
+        let work = Task {
+            defer { lease.finish() }
+            return try await operation { lease.finish() }
+        }
+        let leased = await withTaskGroup(of: Bool.self) { race in
+            race.addTask {
+                for await _ in leases {}
+                return !Task.isCancelled
+            }
+            race.addTask {
+                try? await Task.sleep(for: connectionWait)
+                return false
+            }
+            defer { race.cancelAll() }
+            return await race.next() ?? false
+        }
+        guard leased else {
+            work.cancel()
+            throw StoreUnavailable(store: store, reason: "no connection within \(connectionWait)")
+        }
+        return try await withTaskCancellationHandler {
+            try await work.value
+        } onCancel: {
+            work.cancel()
         }
     }
 
@@ -102,7 +138,8 @@ public struct PostgresCatalogStore: CatalogStore {
     func recordingTransaction<Result: Sendable>(
         author: String, _ body: @Sendable @escaping (PostgresConnection, inout PostgresChangeLog) async throws -> Result
     ) async throws -> Result {
-        try await transaction(.write) { connection in
+        let logger = logger
+        return try await transaction(.write) { connection in
             var log = try await PostgresChangeLog(connection, author: author, logger: logger)
             let result = try await body(connection, &log)
             try await log.finish()

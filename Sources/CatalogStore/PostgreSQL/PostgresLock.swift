@@ -1,3 +1,5 @@
+import CatalogModel
+
 /// Keys of the advisory locks the replicas of one catalogue share (`pg_advisory_xact_lock` and friends).
 ///
 /// They are fixed numbers in one namespace of our own ("catalogd" in ASCII, then a small number), so that
@@ -9,4 +11,9 @@ enum PostgresLock {
     static let migrations = namespace | 1
     /// Held by every transaction that takes seqs, from before it reads the last seq until it commits.
     static let history = namespace | 2
+
+    /// Held, at session level on a connection of its own, by the replica running an import of `source`.
+    static func importRun(_ source: FeedSource) -> Int64 {
+        namespace | (0x10 + Int64(FeedSource.allCases.firstIndex(of: source) ?? 0))
+    }
 }

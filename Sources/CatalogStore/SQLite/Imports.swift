@@ -20,14 +20,31 @@ extension SQLiteCatalogStore {
     }
 
     /// Runs left `running` by a process that stopped mid-import are marked failed; called at start-up.
-    public func failInterruptedImports() async throws {
-        try await database.write { db in
-            try db.execute(
-                sql:
-                    "UPDATE imports SET status = 'failed', finished_at = ?, error = 'interrupted: the process stopped during the run' WHERE status = 'running'",
-                arguments: [Timestamp.now()])
-            if db.changesCount > 0 { try Self.bumpImportsVersion(db) }
+    /// The claim is an exclusive `flock` on a file beside the store (`catalog.sqlite.import-products.lock`): every
+    /// process on the file sees it (`catalogd serve` and `catalogd import` from a shell), and it dies with its process.
+    public func claimImport(of source: FeedSource) async throws -> ImportClaimOutcome {
+        guard let claim = try SQLiteImportClaim(path: "\(path).import-\(source.rawValue).lock") else {
+            let running = try await database.read { db in
+                try Int64.fetchOne(
+                    db, sql: "SELECT id FROM imports WHERE source = ? AND status = 'running' ORDER BY id DESC LIMIT 1", arguments: [source.rawValue])
+            }
+            return .heldElsewhere(runningImport: running)
         }
+        do {
+            try await database.write { db in
+                try db.execute(
+                    sql: """
+                        UPDATE imports SET status = 'failed', finished_at = ?, error = 'interrupted: the process stopped during the run'
+                        WHERE source = ? AND status = 'running'
+                        """,
+                    arguments: [Timestamp.now(), source.rawValue])
+                if db.changesCount > 0 { try Self.bumpImportsVersion(db) }
+            }
+        } catch {
+            await claim.release()
+            throw error
+        }
+        return .claimed(claim)
     }
 
     /// When each source's last successful run finished (ISO 8601 UTC); a source that never succeeded is absent.

@@ -1,0 +1,65 @@
+import CatalogModel
+import CatalogStore
+import CatalogTestSupport
+import Testing
+
+@Suite("One import of a source at a time, across processes and replicas")
+struct ImportClaimTests {
+    @Test(arguments: StoreBackend.available)
+    func aSecondProcessIsToldWhichRunHoldsTheSource(_ backend: StoreBackend) async throws {
+        let temporary = try await TestStore.open(backend)
+        defer { temporary.remove() }
+        let other = try await temporary.openAnother()
+        defer { Task { try? await other.close() } }
+        guard case .claimed(let claim) = try await temporary.store.claimImport(of: .products) else {
+            Issue.record("the first claim was refused")
+            return
+        }
+        let report = try await temporary.store.beginImport(source: .products)
+        guard case .heldElsewhere(let running) = try await other.claimImport(of: .products) else {
+            Issue.record("a second process claimed a source that is held")
+            return
+        }
+        #expect(running == report.id)
+        // Another source is free meanwhile.
+        if case .claimed(let films) = try await other.claimImport(of: .films) { await films.release() } else { Issue.record("films were held") }
+        var finished = report
+        finished.status = .succeeded
+        try await temporary.store.failImport(finished)
+        await claim.release()
+        guard case .claimed(let next) = try await other.claimImport(of: .products) else {
+            Issue.record("the source stayed held after its claim was released")
+            return
+        }
+        await next.release()
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func aRunLeftRunningByAProcessThatStoppedIsFailedByTheNextClaim(_ backend: StoreBackend) async throws {
+        let temporary = try await TestStore.open(backend)
+        defer { temporary.remove() }
+        // A process claims, starts a run and stops without a word: its store (its connections, its lock file) goes.
+        let stopped = try await temporary.openAnother()
+        guard case .claimed = try await stopped.claimImport(of: .products) else {
+            Issue.record("the first claim was refused")
+            return
+        }
+        let orphan = try await stopped.beginImport(source: .products)
+        try await stopped.close()
+        var outcome = try await temporary.store.claimImport(of: .products)
+        for _ in 0..<50 {
+            // The server notices a closed connection at once; allow it a moment all the same.
+            if case .claimed = outcome { break }
+            try await Task.sleep(for: .milliseconds(100))
+            outcome = try await temporary.store.claimImport(of: .products)
+        }
+        guard case .claimed(let claim) = outcome else {
+            Issue.record("the claim of a stopped process was never let go")
+            return
+        }
+        await claim.release()
+        let report = try await temporary.store.importReport(id: orphan.id).0
+        #expect(report?.status == .failed)
+        #expect(report?.error?.hasPrefix("interrupted:") == true)
+    }
+}
