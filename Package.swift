@@ -133,6 +133,7 @@ let package = Package(
             name: "CatalogTestSupport",
             dependencies: [
                 "CatalogStore", "PostgresStore", "SQLiteStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],

@@ -2,43 +2,23 @@ import CatalogFixtures
 import CatalogModel
 import CatalogStore
 import CatalogTestSupport
-import GRDB
 import Testing
 
 @Suite("Derived counts")
 struct DerivedCountTests {
-    /// Recounts every derived count with SQL and compares it with the stored one; returns the mismatches.
-    func mismatches(_ queue: DatabaseQueue) throws -> [String] {
-        try queue.read { db in
-            var problems: [String] = []
-            for (kind, column) in [
-                ("characters", "character_count"), ("planets", "planet_count"), ("starships", "starship_count"), ("vehicles", "vehicle_count"),
-                ("species", "species_count"),
-            ] {
-                problems += try String.fetchAll(
-                    db,
-                    sql: """
-                        SELECT 'film ' || episode_id || ' ' || '\(column)' FROM films f
-                        WHERE \(column) != (SELECT COUNT(*) FROM film_links l WHERE l.episode_id = f.episode_id AND l.kind = '\(kind)')
-                        """)
-            }
-            problems += try String.fetchAll(
-                db,
-                sql: """
-                    SELECT 'category ' || c.name FROM categories c
-                    WHERE c.product_count != (SELECT COUNT(*) FROM products p WHERE p.category = c.name)
-                    UNION ALL SELECT 'missing category ' || category FROM products WHERE category NOT IN (SELECT name FROM categories)
-                    UNION ALL SELECT 'empty category ' || name FROM categories WHERE product_count <= 0
-                    """)
-            return problems
-        }
+    /// The store's own recount (`check`), and no category left without products.
+    func mismatches(_ store: any CatalogStore) async throws -> [String] {
+        var problems = try await store.check()
+        let categories = try await store.categories(CategoryFilter(), page: PageRequest(pageSize: PageRequest.maximumPageSize)).rows
+        problems += categories.filter { $0.productCount <= 0 }.map { "empty category \($0.name)" }
+        return problems
     }
 
-    @Test func randomBatchesThroughTheStoreAndRawSQLKeepEveryCountTrue() async throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: StoreBackend.available)
+    func randomBatchesThroughTheStoreAndRawSQLKeepEveryCountTrue(_ backend: StoreBackend) async throws {
+        let temporary = try await TestStore.open(backend)
         defer { temporary.remove() }
         let store = temporary.store
-        let raw = try temporary.rawQueue()
         var random = SplitMix64(seed: 20_261_122)
         let categories = ["a", "b", "c", "d"]
         let kinds = FilmLinkKind.allCases
@@ -68,21 +48,18 @@ struct DerivedCountTests {
                 let moved = Int.random(in: 0..<60, using: &random)
                 let deleted = Int.random(in: 0..<60, using: &random)
                 let film = Int.random(in: 1...8, using: &random)
-                try await raw.write { db in
-                    try db.execute(sql: "UPDATE products SET category = ? WHERE serial_code = ?", arguments: [target, "P\(moved)"])
-                    try db.execute(sql: "DELETE FROM products WHERE serial_code = ?", arguments: ["P\(deleted)"])
-                    try db.execute(sql: "DELETE FROM film_links WHERE episode_id = ? AND position = 0", arguments: [film])
-                    try db.execute(
-                        sql:
-                            "UPDATE film_links SET kind = 'planets', position = 1000 + position WHERE episode_id = ? AND kind = 'characters' AND position = 1",
-                        arguments: [film])
-                }
+                try await temporary.executeRaw("UPDATE products SET category = ? WHERE serial_code = ?", [.text(target), .text("P\(moved)")])
+                try await temporary.executeRaw("DELETE FROM products WHERE serial_code = ?", [.text("P\(deleted)")])
+                try await temporary.executeRaw("DELETE FROM film_links WHERE episode_id = ? AND position = 0", [.integer(film)])
+                try await temporary.executeRaw(
+                    "UPDATE film_links SET kind = 'planets', position = 1000 + position WHERE episode_id = ? AND kind = 'characters' AND position = 1",
+                    [.integer(film)])
             }
-            let problems = try mismatches(raw)
+            let problems = try await mismatches(store)
             #expect(problems.isEmpty, "batch \(batch): \(problems)")
         }
-        let productCount = try await raw.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM products") ?? 0 }
-        #expect(productCount > 0)
+        let products = try await store.products(ProductFilter(), page: PageRequest()).count
+        #expect(products > 0)
     }
 
     @Test(arguments: StoreBackend.available) func aCategoryWithNoProductsLeftDisappears(_ backend: StoreBackend) async throws {
@@ -100,8 +77,9 @@ struct DerivedCountTests {
         #expect(chairs == 1)
     }
 
-    @Test func checkNamesTheFilmAndCategoryWhoseCountWasTamperedWith() async throws {
-        let temporary = try TemporaryStore()
+    @Test(arguments: StoreBackend.available)
+    func checkNamesTheFilmAndCategoryWhoseCountWasTamperedWith(_ backend: StoreBackend) async throws {
+        let temporary = try await TestStore.open(backend)
         defer { temporary.remove() }
         let store = temporary.store
         _ = try await store.upsertProducts([try product("A", category: "lamps")], author: "api")
@@ -109,10 +87,8 @@ struct DerivedCountTests {
             [Film(episodeID: 4, title: "t", releaseDate: "1977-05-25", links: [.characters: ["x", "y"]])], author: "api")
         let healthy = try await store.check()
         #expect(healthy.isEmpty)
-        try await temporary.rawQueue().write { db in
-            try db.execute(sql: "UPDATE films SET character_count = 99 WHERE episode_id = 4")
-            try db.execute(sql: "UPDATE categories SET product_count = 5 WHERE name = 'lamps'")
-        }
+        try await temporary.executeRaw("UPDATE films SET character_count = 99 WHERE episode_id = 4", [])
+        try await temporary.executeRaw("UPDATE categories SET product_count = 5 WHERE name = 'lamps'", [])
         let problems = try await store.check()
         #expect(problems == ["film 4: character_count is 99 but it has 2 characters", "category lamps: product_count is 5 but it has 1 products"])
     }

@@ -1,5 +1,6 @@
 import CatalogStore
 import Foundation
+import GRDB
 import Logging
 import PostgresNIO
 import PostgresStore
@@ -27,7 +28,15 @@ public struct TestStore: Sendable {
     public let directory: URL
     /// Opens another store on the same data, as a second process or replica would; the caller closes it.
     public let openAnother: @Sendable () async throws -> any CatalogStore
+    /// Runs SQL on the data behind the store's back, as an operator at a database prompt would.
+    public let executeRaw: @Sendable (_ sql: String, _ arguments: [RawArgument]) async throws -> Void
     private let closeNow: @Sendable () -> Void
+
+    /// A value for `executeRaw`; its statements mark parameters with `?`.
+    public enum RawArgument: Sendable {
+        case text(String)
+        case integer(Int)
+    }
 
     public static func open(_ backend: StoreBackend, logger: Logger = Logger(label: "catalogd-tests")) async throws -> TestStore {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catalogd-test-\(UUID().uuidString)")
@@ -36,16 +45,49 @@ public struct TestStore: Sendable {
         case .sqlite:
             let path = directory.appendingPathComponent("catalog.sqlite").path
             let store = try SQLiteCatalogStore(path: path)
-            return TestStore(backend: backend, store: store, directory: directory, openAnother: { try SQLiteCatalogStore(path: path) }) {
-                try? store.close()
-            }
+            return TestStore(
+                backend: backend, store: store, directory: directory, openAnother: { try SQLiteCatalogStore(path: path) },
+                executeRaw: { sql, arguments in
+                    let queue = try DatabaseQueue(path: path)
+                    try await queue.write { db in
+                        try db.execute(
+                            sql: sql,
+                            arguments: StatementArguments(
+                                arguments.map { argument -> any DatabaseValueConvertible in
+                                    switch argument {
+                                    case .text(let text): text
+                                    case .integer(let integer): integer
+                                    }
+                                }))
+                    }
+                    try queue.close()
+                }
+            ) { try? store.close() }
         case .postgres:
             let location = try await freshDatabase(logger: logger)
             // Generous: many tests open connections at once on a loaded machine; outages are tested with the default.
             let store = try await PostgresCatalogStore.open(location, poolSize: 10, connectionWait: .seconds(20), logger: logger)
             return TestStore(
                 backend: backend, store: store, directory: directory,
-                openAnother: { try await PostgresCatalogStore.open(location, poolSize: 10, connectionWait: .seconds(20), logger: logger) }
+                openAnother: { try await PostgresCatalogStore.open(location, poolSize: 10, connectionWait: .seconds(20), logger: logger) },
+                executeRaw: { sql, arguments in
+                    let connection = try await connect(location, logger: logger)
+                    var binds = PostgresBindings()
+                    var numbered = ""
+                    for character in sql {
+                        guard character == "?" else {
+                            numbered.append(character)
+                            continue
+                        }
+                        switch arguments[binds.count] {
+                        case .text(let text): binds.append(text)
+                        case .integer(let integer): binds.append(Int64(integer))
+                        }
+                        numbered += "$\(binds.count)"
+                    }
+                    try await connection.query(PostgresQuery(unsafeSQL: numbered, binds: binds), logger: logger)
+                    try await connection.close()
+                }
             ) { store.close() }
         }
     }
@@ -63,16 +105,23 @@ public struct TestStore: Sendable {
         }
         var location = try PostgresLocation(url: url)
         let name = "catalogd_test_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))"
-        let connection = try await PostgresConnection.connect(
-            configuration: .init(
-                host: location.host, port: location.port, username: location.username, password: location.password, database: location.database,
-                tls: .disable),
-            id: 1, logger: logger)
+        let connection = try await connect(location, logger: logger)
         try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
         try await connection.close()
         location.database = name
         location.tls = .disable
         return location
+    }
+}
+
+extension TestStore {
+    /// One connection of its own to the database at `location`.
+    static func connect(_ location: PostgresLocation, logger: Logger) async throws -> PostgresConnection {
+        try await PostgresConnection.connect(
+            configuration: .init(
+                host: location.host, port: location.port, username: location.username, password: location.password, database: location.database,
+                tls: .disable),
+            id: 1, logger: logger)
     }
 }
 
