@@ -148,7 +148,8 @@ let package = Package(
         .testTarget(
             name: "CatalogStoreTests",
             dependencies: [
-                "CatalogStore", "SQLiteStore", "CatalogModel", "CatalogFixtures", "CatalogTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "CatalogStore", "SQLiteStore", "PostgresStore", "CatalogModel", "CatalogFixtures", "CatalogTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -30,7 +30,11 @@ struct CommonOptions: ParsableArguments {
             """)
     var database: String?
 
-    @Option(help: "Most connections to a PostgreSQL store (CATALOG_DATABASE_POOL_SIZE; default \(StoreLocation.defaultPoolSize)).")
+    @Option(
+        help: """
+            Most connections to a PostgreSQL store, at least \(StoreLocation.minimumPoolSize) (CATALOG_DATABASE_POOL_SIZE; \
+            default \(StoreLocation.defaultPoolSize)).
+            """)
     var databasePoolSize: String?
 
     @Option(help: "trace, debug, info, notice, warning, error or critical (CATALOG_LOG_LEVEL; default info).")
@@ -53,7 +57,7 @@ struct CommonOptions: ParsableArguments {
     /// Opens (creating and migrating if needed) the store `--database` names.
     func openStore(logger: Logger) async throws -> any CatalogStore {
         let poolSize = try source("--database-pool-size", "CATALOG_DATABASE_POOL_SIZE", databasePoolSize).integer(
-            default: StoreLocation.defaultPoolSize, in: 1...1000)
+            default: StoreLocation.defaultPoolSize, in: StoreLocation.minimumPoolSize...1000)
         return try await StoreLocation.open(databaseLocation, poolSize: poolSize, logger: logger)
     }
 

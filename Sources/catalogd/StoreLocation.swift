@@ -9,6 +9,8 @@ import SQLiteStore
 enum StoreLocation {
     static let defaultLocation = "./data/catalog.sqlite"
     static let defaultPoolSize = 10
+    /// The change feed's watch and a running import's claim each keep a connection; requests need at least one more.
+    static let minimumPoolSize = 3
 
     static func open(_ location: String, poolSize: Int, logger: Logger) async throws -> any CatalogStore {
         if PostgresLocation.names(location) {

@@ -16,19 +16,27 @@ extension PostgresCatalogStore {
     }
 
     /// Once the claim is held, no other replica runs `source`: its runs still `running` were left by a replica that
-    /// stopped, and its staged rows are theirs; both go.
+    /// stopped, and are marked failed (with the imports version, in one transaction).
     public func claimImport(of source: FeedSource) async throws -> ImportClaimOutcome {
         let logger = logger
-        let claim = try await PostgresImportClaim.claim(source, client: client, logger: logger, wait: connectionWait) { connection in
-            let query: PostgresQuery = """
-                UPDATE imports SET status = 'failed', finished_at = \(Timestamp.now()),
-                    error = 'interrupted: the replica running it stopped during the run'
-                WHERE source = \(source.rawValue) AND status = 'running' RETURNING id
-                """
-            var failed = 0
-            for try await _ in try await connection.query(query, logger: logger) { failed += 1 }
-            if failed > 0 { try await Self.bumpImportsVersion(connection, logger: logger) }
-            if source == .products { try await connection.query("DELETE FROM staged_products", logger: logger) }
+        let claim = try await PostgresImportClaim.claim(
+            source, client: client, logger: logger, wait: connectionWait, store: description
+        ) { connection in
+            try await connection.query("BEGIN ISOLATION LEVEL READ COMMITTED", logger: logger)
+            do {
+                let query: PostgresQuery = """
+                    UPDATE imports SET status = 'failed', finished_at = \(Timestamp.now()),
+                        error = 'interrupted: the replica running it stopped during the run'
+                    WHERE source = \(source.rawValue) AND status = 'running' RETURNING id
+                    """
+                var failed = 0
+                for try await _ in try await connection.query(query, logger: logger) { failed += 1 }
+                if failed > 0 { try await Self.bumpImportsVersion(connection, logger: logger) }
+                try await connection.query("COMMIT", logger: logger)
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
         }
         if let claim { return .claimed(claim) }
         let running = try await transaction(.read) { connection in

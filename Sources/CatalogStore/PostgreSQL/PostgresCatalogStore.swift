@@ -89,47 +89,38 @@ public struct PostgresCatalogStore: CatalogStore {
     ) async throws -> Result {
         let (client, logger, description) = (client, logger, description)
         do {
-            return try await Self.within(connectionWait, store: description) { leased in
-                try await client.transaction(kind, logger: logger) { connection in
-                    leased()
-                    return try await body(connection)
-                }
+            return try await Self.within(connectionWait, store: description) { lease in
+                try await client.transaction(kind, logger: logger, lease: lease, body)
             }
         } catch let error where !(error is StoreUnavailable) && PostgresFailure.isConnectionFailure(error) {
             throw StoreUnavailable(store: description, reason: PostgresFailure.describe(error))
         }
     }
 
-    /// Runs `operation`, which calls `leased` once it holds a connection; throws `StoreUnavailable` when that has
-    /// not happened within `connectionWait`, at once, leaving the abandoned lease to be cancelled behind it.
+    /// Runs `operation`, which calls `lease.take()` as soon as it holds a connection and gives up if that answers
+    /// false. When that has not happened within `connectionWait`, the caller is told `StoreUnavailable` at once and
+    /// the work, whenever its connection comes, does nothing: a caller told 503 never has its write committed.
+    /// A failure before the connection came is `StoreUnavailable` too.
     static func within<Result: Sendable>(
-        _ connectionWait: Duration, store: String, _ operation: @Sendable @escaping (_ leased: @Sendable () -> Void) async throws -> Result
+        _ connectionWait: Duration, store: String, _ operation: @Sendable @escaping (ConnectionLease) async throws -> Result
     ) async throws -> Result {
-        let (leases, lease) = AsyncStream<Void>.makeStream()
+        let lease = ConnectionLease()
         let work = Task {
-            defer { lease.finish() }
-            return try await operation { lease.finish() }
+            defer { lease.settle() }
+            return try await operation(lease)
         }
-        let leased = await withTaskGroup(of: Bool.self) { race in
-            race.addTask {
-                for await _ in leases {}
-                return !Task.isCancelled
-            }
-            race.addTask {
-                try? await Task.sleep(for: connectionWait)
-                return false
-            }
-            defer { race.cancelAll() }
-            return await race.next() ?? false
-        }
-        guard leased else {
+        guard await lease.settled(within: connectionWait) else {
             work.cancel()
             throw StoreUnavailable(store: store, reason: "no connection within \(connectionWait)")
         }
-        return try await withTaskCancellationHandler {
-            try await work.value
-        } onCancel: {
-            work.cancel()
+        do {
+            return try await withTaskCancellationHandler {
+                try await work.value
+            } onCancel: {
+                work.cancel()
+            }
+        } catch  where !lease.wasTaken {
+            throw StoreUnavailable(store: store, reason: PostgresFailure.describe(error))
         }
     }
 

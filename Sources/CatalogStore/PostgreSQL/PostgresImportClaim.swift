@@ -16,18 +16,21 @@ final class PostgresImportClaim: ImportClaim {
         self.released = released
     }
 
-    /// Tries the lock of `source`; once it is held, `prepare` runs on the same connection (outside any transaction).
-    /// Nil when another session holds it. Waits at most `wait` for a connection.
+    /// Tries the lock of `source`; once it is held, `prepare` runs on the same connection. Nil when another
+    /// session holds it. Waits at most `wait` for a connection; on any failure nothing stays held.
     static func claim(
-        _ source: FeedSource, client: PostgresClient, logger: Logger, wait: Duration,
+        _ source: FeedSource, client: PostgresClient, logger: Logger, wait: Duration, store: String,
         prepare: @escaping @Sendable (PostgresConnection) async throws -> Void
     ) async throws -> PostgresImportClaim? {
         let (released, release) = AsyncStream<Void>.makeStream()
         let (outcomes, outcome) = AsyncThrowingStream<Bool, any Error>.makeStream()
         let key = PostgresLock.importRun(source)
+        let lease = ConnectionLease()
         let holder = Task {
+            defer { lease.settle() }
             do {
                 try await client.withConnection { connection in
+                    guard lease.take() else { return }
                     var acquired = false
                     for try await got in try await connection.query("SELECT pg_try_advisory_lock(\(key))", logger: logger).decode(Bool.self) {
                         acquired = got
@@ -51,23 +54,22 @@ final class PostgresImportClaim: ImportClaim {
                 outcome.finish(throwing: error)
             }
         }
-        let acquired = try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                for try await acquired in outcomes { return acquired }
-                throw CancellationError()
-            }
-            group.addTask {
-                try await Task.sleep(for: wait)
-                throw StoreUnavailable(store: "\(source.rawValue) import lock", reason: "no connection within \(wait)")
-            }
-            defer { group.cancelAll() }
-            return try await group.next() ?? false
+        guard await lease.settled(within: wait) else {
+            holder.cancel()
+            release.finish()
+            throw StoreUnavailable(store: store, reason: "no connection within \(wait)")
         }
-        guard acquired else {
+        do {
+            for try await acquired in outcomes {
+                guard acquired else { break }
+                return PostgresImportClaim(holder: holder, released: release)
+            }
             release.finish()
             return nil
+        } catch {
+            release.finish()
+            throw lease.wasTaken ? error : StoreUnavailable(store: store, reason: PostgresFailure.describe(error))
         }
-        return PostgresImportClaim(holder: holder, released: release)
     }
 
     func release() async {

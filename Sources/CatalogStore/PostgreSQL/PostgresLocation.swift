@@ -4,8 +4,9 @@ import PostgresNIO
 /// A `postgres://` or `postgresql://` URL: `postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=MODE`.
 ///
 /// Its `description` never holds the password, so it can name the store in logs, errors and `/metrics`.
-/// `sslmode` takes libpq's common values: `disable`, `prefer` (the default), `require` (encrypted, the
-/// server's certificate not checked) and `verify-full` (encrypted and checked against the system's roots).
+/// `sslmode` takes libpq's common values: `disable`, `prefer` (the default: encrypted when the server offers it),
+/// `require` (always encrypted), both without checking the server's certificate as libpq does, and
+/// `verify-full` (encrypted, and the certificate checked against the system's roots and the host name).
 public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     public enum TLSMode: String, Sendable, CaseIterable {
         case disable
@@ -52,9 +53,8 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             tls = mode
         }
         self.init(
-            host: host, port: components.port ?? 5432, username: username.removingPercentEncoding ?? username,
-            password: components.password.map { $0.removingPercentEncoding ?? $0 }, database: database.removingPercentEncoding ?? database,
-            tls: tls)
+            // URLComponents gives the user, password and path already percent-decoded.
+            host: host, port: components.port ?? 5432, username: username, password: components.password, database: database, tls: tls)
     }
 
     /// The URL with the password left out.
@@ -62,15 +62,19 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         "postgres://\(username)\(password == nil ? "" : ":***")@\(host):\(port)/\(database)?sslmode=\(tls.rawValue)"
     }
 
+    private static var unchecked: TLSConfiguration {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.certificateVerification = .none
+        return configuration
+    }
+
     func clientConfiguration(poolSize: Int) -> PostgresClient.Configuration {
         let tlsConfiguration: PostgresClient.Configuration.TLS
         switch tls {
         case .disable: tlsConfiguration = .disable
-        case .prefer: tlsConfiguration = .prefer(.makeClientConfiguration())
-        case .require:
-            var unchecked = TLSConfiguration.makeClientConfiguration()
-            unchecked.certificateVerification = .none
-            tlsConfiguration = .require(unchecked)
+        // As libpq does, only verify-full checks the server's certificate.
+        case .prefer: tlsConfiguration = .prefer(Self.unchecked)
+        case .require: tlsConfiguration = .require(Self.unchecked)
         case .verifyFull: tlsConfiguration = .require(.makeClientConfiguration())
         }
         var configuration = PostgresClient.Configuration(
@@ -84,5 +88,9 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
 /// A `--database` value that looks like a PostgreSQL URL but cannot be used; the reason names no password.
 public struct InvalidPostgresURL: Error, Sendable, Equatable, CustomStringConvertible {
     public var reason: String
+
+    public init(reason: String) {
+        self.reason = reason
+    }
     public var description: String { "not a usable PostgreSQL URL: \(reason)" }
 }

@@ -4,16 +4,21 @@ import PostgresNIO
 /// How a transaction begins: reads see one snapshot; writes see every commit before each of their statements.
 enum PostgresTransactionKind: String {
     case read = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"
-    case write = "BEGIN"
+    /// Named, not the server's default: a write reads the last seq after its lock is granted, which needs a fresh
+    /// snapshot per statement.
+    case write = "BEGIN ISOLATION LEVEL READ COMMITTED"
 }
 
 extension PostgresClient {
     /// Runs `body` in one transaction on one pooled connection. Unlike `withTransaction`, an error from `body`
     /// rolls back and is rethrown as it was, so that callers see `HistoryGone` or `InvalidQuery` themselves.
+    ///
+    /// With a `lease`, nothing is sent unless `lease.take()` agrees once the connection is there.
     func transaction<Result: Sendable>(
-        _ kind: PostgresTransactionKind, logger: Logger, _ body: (PostgresConnection) async throws -> Result
+        _ kind: PostgresTransactionKind, logger: Logger, lease: ConnectionLease? = nil, _ body: (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         try await withConnection { connection in
+            guard lease?.take() ?? true else { throw CancellationError() }
             try await connection.query(PostgresQuery(unsafeSQL: kind.rawValue), logger: logger)
             do {
                 let result = try await body(connection)
