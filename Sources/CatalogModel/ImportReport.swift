@@ -40,6 +40,16 @@ public struct ImportReport: Sendable, Equatable {
         self.startedAt = startedAt
     }
 
+    /// Finishes the run as succeeded, with what its listing did to the store.
+    public mutating func succeed(with counts: WriteCounts) {
+        inserted = counts.inserted
+        updated = counts.updated
+        unchanged = counts.unchanged
+        deleted = counts.deleted
+        status = .succeeded
+        finishedAt = Timestamp.now()
+    }
+
     /// Adds a rejection, keeping the first `maximumRejections` lines.
     public mutating func reject(_ rejection: Rejection) {
         rejected += 1

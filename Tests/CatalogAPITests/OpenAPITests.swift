@@ -1,4 +1,5 @@
 import CatalogImport
+import CatalogStore
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -94,13 +95,7 @@ struct OpenAPITests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let logger = Logger(label: "catalogd-openapi-tests")
         let store = try SQLiteCatalogStore(path: directory.appendingPathComponent("catalog.sqlite").path)
-        let importer = Importer(
-            store: store, locations: FeedLocations(films: "", products: ""), client: UpstreamClient(logger: logger), logger: logger)
-        let components = ServiceComponents(store: store, importer: importer, metrics: RequestMetrics(), notifier: ChangeNotifier())
-        var configuration = ServiceConfiguration()
-        configuration.feeds = FeedLocations(films: "", products: "")
-        configuration.importInterval = nil
-        try await body(buildRouter(components, configuration: configuration))
+        try await body(feedlessRouter(store, logger: logger))
     }
 
     @Test func theServedDocumentIsTheRepositorysFileByteForByte() async throws {
@@ -173,4 +168,15 @@ struct OpenAPITests {
         #expect(pageSize.maximum == PageRequest.maximumPageSize)
         #expect(pageSize.defaultValue == PageRequest.defaultPageSize)
     }
+}
+
+/// The routes over `store`, with both feeds disabled, writes refused and nothing run in the background.
+func feedlessRouter(_ store: any CatalogStore, logger: Logger) -> Router<BasicRequestContext> {
+    let importer = Importer(
+        store: store, locations: FeedLocations(films: "", products: ""), client: UpstreamClient(logger: logger), logger: logger)
+    let components = ServiceComponents(store: store, importer: importer, metrics: RequestMetrics(), notifier: ChangeNotifier())
+    var configuration = ServiceConfiguration()
+    configuration.feeds = FeedLocations(films: "", products: "")
+    configuration.importInterval = nil
+    return buildRouter(components, configuration: configuration)
 }

@@ -26,13 +26,7 @@ struct StoreOutageTests {
             host: "127.0.0.1", port: try await Self.closedPort(), username: "catalogd", database: "catalog", tls: .disable)
         let store = await PostgresCatalogStore.connect(location, poolSize: 2, logger: logger)
         defer { store.close() }
-        let importer = Importer(
-            store: store, locations: FeedLocations(films: "", products: ""), client: UpstreamClient(logger: logger), logger: logger)
-        let components = ServiceComponents(store: store, importer: importer, metrics: RequestMetrics(), notifier: ChangeNotifier())
-        var configuration = ServiceConfiguration()
-        configuration.feeds = FeedLocations(films: "", products: "")
-        configuration.importInterval = nil
-        let application = Application(router: buildRouter(components, configuration: configuration))
+        let application = Application(router: feedlessRouter(store, logger: logger))
         try await application.test(.router) { client in
             for path in ["/products", "/changes?since=0"] {
                 let started = ContinuousClock.now

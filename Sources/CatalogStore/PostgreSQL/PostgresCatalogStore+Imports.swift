@@ -92,12 +92,7 @@ extension PostgresCatalogStore {
                 counts = try await PostgresProductWriter(mode: mode).apply(.staged(staging.id), log: &log)
             case .unchanged(let records): counts = WriteCounts(unchanged: records)
             }
-            report.inserted = counts.inserted
-            report.updated = counts.updated
-            report.unchanged = counts.unchanged
-            report.deleted = counts.deleted
-            report.status = .succeeded
-            report.finishedAt = Timestamp.now()
+            report.succeed(with: counts)
             try await connection.query("DELETE FROM feed_pages WHERE source = \(report.source.rawValue)", logger: logger)
             for page in listing.pages {
                 try await connection.query(

@@ -91,12 +91,7 @@ extension SQLiteCatalogStore {
             case .unchanged(let records): counts = WriteCounts(unchanged: records)
             }
             try log.finish()
-            report.inserted = counts.inserted
-            report.updated = counts.updated
-            report.unchanged = counts.unchanged
-            report.deleted = counts.deleted
-            report.status = .succeeded
-            report.finishedAt = Timestamp.now()
+            report.succeed(with: counts)
             try db.execute(sql: "DELETE FROM feed_pages WHERE source = ?", arguments: [report.source.rawValue])
             for page in listing.pages {
                 try db.execute(
