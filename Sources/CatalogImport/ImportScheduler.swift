@@ -65,7 +65,7 @@ public struct ImportScheduler: Service {
                     retryDelay = Self.firstRetryDelay
                 }
             } catch ImportStartError.alreadyRunning(let id) {
-                logger.info("scheduled \(source.rawValue) import skipped: run \(id) is in progress")
+                logger.info("scheduled \(source.rawValue) import skipped: \(id.map { "run \($0)" } ?? "a run of another process") is in progress")
             } catch {
                 logger.error("scheduled \(source.rawValue) import could not start: \(error)")
                 delay = min(retryDelay, interval)

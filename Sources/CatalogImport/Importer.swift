@@ -28,8 +28,9 @@ public struct FeedLocations: Sendable {
 
 /// Why an import could not start.
 public enum ImportStartError: Error, Sendable, Equatable {
-    /// A run of this source is in progress; its report id.
-    case alreadyRunning(Int64)
+    /// A run of this source is in progress; its report id, unless the process holding the source has not
+    /// recorded its run yet.
+    case alreadyRunning(Int64?)
     case notConfigured(FeedSource)
     /// The service is shutting down: no run starts any more.
     case shuttingDown
@@ -84,7 +85,7 @@ public actor Importer {
         let claim: any ImportClaim
         switch try await store.claimImport(of: source) {
         case .claimed(let claimed): claim = claimed
-        case .heldElsewhere(let runningImport): throw ImportStartError.alreadyRunning(runningImport ?? running[source]?.id ?? 0)
+        case .heldElsewhere(let runningImport): throw ImportStartError.alreadyRunning(runningImport ?? running[source]?.id)
         }
         let report: ImportReport
         do {

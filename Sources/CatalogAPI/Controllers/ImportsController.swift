@@ -56,10 +56,12 @@ struct ImportsController<Context: RequestContext> {
             let (report, _) = try await importer.start(source)
             let bytes = Representations.single { representations.importReport(report, into: &$0) }
             return JSONResponder.json(bytes, status: .accepted, headers: [.location: representations.importURL(report.id)])
-        } catch ImportStartError.alreadyRunning(let id) {
+        } catch ImportStartError.alreadyRunning(let id?) {
             throw Problem(
                 .conflict, type: "import-running", detail: "an import of \(source.rawValue) is already running: \(representations.importURL(id))",
                 extensions: [("import_id", .number(String(id)))])
+        } catch ImportStartError.alreadyRunning(nil) {
+            throw Problem(.conflict, type: "import-running", detail: "an import of \(source.rawValue) is starting in another process")
         } catch ImportStartError.notConfigured {
             throw Problem(
                 .conflict, type: "source-not-configured",
