@@ -118,12 +118,9 @@ extension PostgresCatalogStore {
 
     public func importReports(page request: PageRequest) async throws -> Page<ImportReport> {
         try await transaction(.read) { connection in
-            var (rows, next, previous) = try await PostgresListing.imports.page(
-                connection, request: request, conditions: PostgresConditions(), logger: logger, decode: PostgresRows.importReport)
-            try await Self.attachRejections(to: &rows, connection, logger: logger)
-            let count = try await PostgresListing.imports.count(connection, PostgresConditions(), logger: logger)
-            return Page(
-                rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try await Self.versions(connection, logger: logger))
+            try await page(.imports, connection, request: request, conditions: PostgresConditions(), decode: PostgresRows.importReport) { rows in
+                try await Self.attachRejections(to: &rows, connection, logger: logger)
+            }
         }
     }
 

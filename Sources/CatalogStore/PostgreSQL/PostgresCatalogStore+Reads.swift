@@ -8,12 +8,9 @@ extension PostgresCatalogStore {
             var conditions = PostgresConditions()
             if let director = filter.director { conditions.add("director = \(conditions.parameter(director))") }
             conditions.addSearch(filter.search, columns: ["title", "director", "producer"])
-            var (rows, next, previous) = try await PostgresListing.films.page(
-                connection, request: request, conditions: conditions, logger: logger, decode: PostgresRows.film)
-            try await PostgresRows.attachLinks(to: &rows, connection, logger: logger)
-            let count = try await PostgresListing.films.count(connection, conditions, logger: logger)
-            return Page(
-                rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try await Self.versions(connection, logger: logger))
+            return try await page(.films, connection, request: request, conditions: conditions, decode: PostgresRows.film) { rows in
+                try await PostgresRows.attachLinks(to: &rows, connection, logger: logger)
+            }
         }
     }
 
@@ -35,21 +32,16 @@ extension PostgresCatalogStore {
             if let maximum = filter.maximumPrice { conditions.add("price_micros <= \(conditions.parameter(maximum.micros))") }
             if let inStock = filter.inStock { conditions.add(inStock ? "stock > 0" : "stock = 0") }
             conditions.addSearch(filter.search, columns: ["name", "description", "brand"])
-            let (rows, next, previous) = try await PostgresListing.products.page(
-                connection, request: request, conditions: conditions, logger: logger, decode: PostgresRows.product)
             // The derived category counts answer the common cases without scanning products.
-            let count: Int
+            var count: Int?
             if filter.isEmpty {
                 count =
                     try await fetch(connection, "SELECT COALESCE(SUM(product_count), 0)::bigint FROM categories", [], decode: Self.integer).first ?? 0
             } else if let category = filter.category, conditions.clauses.count == 1 {
                 count =
                     try await fetch(connection, "SELECT product_count FROM categories WHERE name = $1", [category], decode: Self.integer).first ?? 0
-            } else {
-                count = try await PostgresListing.products.count(connection, conditions, logger: logger)
             }
-            return Page(
-                rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try await Self.versions(connection, logger: logger))
+            return try await page(.products, connection, request: request, conditions: conditions, count: count, decode: PostgresRows.product)
         }
     }
 
@@ -65,11 +57,7 @@ extension PostgresCatalogStore {
         try await transaction(.read) { connection in
             var conditions = PostgresConditions()
             conditions.addSearch(filter.search, columns: ["name"])
-            let (rows, next, previous) = try await PostgresListing.categories.page(
-                connection, request: request, conditions: conditions, logger: logger, decode: PostgresRows.category)
-            let count = try await PostgresListing.categories.count(connection, conditions, logger: logger)
-            return Page(
-                rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try await Self.versions(connection, logger: logger))
+            return try await page(.categories, connection, request: request, conditions: conditions, decode: PostgresRows.category)
         }
     }
 
@@ -79,6 +67,20 @@ extension PostgresCatalogStore {
                 connection, "SELECT name, product_count FROM categories WHERE name = $1", [name], decode: PostgresRows.category)
             return (rows.first, try await Self.versions(connection, logger: logger))
         }
+    }
+
+    /// One page of `listing` in the read transaction on `connection`: its rows, completed by `complete` (their
+    /// links, say); the count over all pages, the listing's own unless the caller knows it; and the versions.
+    func page<Row: Sendable>(
+        _ listing: PostgresListing, _ connection: PostgresConnection, request: PageRequest, conditions: PostgresConditions, count: Int? = nil,
+        decode: (PostgresRandomAccessRow) throws -> Row, complete: (inout [Row]) async throws -> Void = { _ in }
+    ) async throws -> Page<Row> {
+        var (rows, next, previous) = try await listing.page(connection, request: request, conditions: conditions, logger: logger, decode: decode)
+        try await complete(&rows)
+        let total: Int
+        if let count { total = count } else { total = try await listing.count(connection, conditions, logger: logger) }
+        return Page(
+            rows: rows, count: total, nextCursor: next, previousCursor: previous, versions: try await Self.versions(connection, logger: logger))
     }
 
     /// The rows of one statement, each read by `decode`.

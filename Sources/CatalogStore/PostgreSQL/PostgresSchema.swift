@@ -204,64 +204,56 @@ enum PostgresSchema {
             CREATE FUNCTION film_links_moved() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN \(apply("old_links", "-")) \(apply("new_links", "+")) RETURN NULL; END $$
             """,
-            """
-            CREATE TRIGGER film_links_count_insert AFTER INSERT ON film_links
-                REFERENCING NEW TABLE AS new_links FOR EACH STATEMENT EXECUTE FUNCTION film_links_added()
-            """,
-            """
-            CREATE TRIGGER film_links_count_delete AFTER DELETE ON film_links
-                REFERENCING OLD TABLE AS old_links FOR EACH STATEMENT EXECUTE FUNCTION film_links_removed()
-            """,
-            """
-            CREATE TRIGGER film_links_count_update AFTER UPDATE ON film_links
-                REFERENCING OLD TABLE AS old_links NEW TABLE AS new_links FOR EACH STATEMENT EXECUTE FUNCTION film_links_moved()
-            """,
-        ]
+        ] + countTriggers(on: "film_links", rows: "links")
     }()
 
     /// Categories exist while they have products: the last product leaving one removes it.
-    static let categoryCountTriggers = [
-        """
-        CREATE FUNCTION categories_add(moved TEXT[]) RETURNS void LANGUAGE sql AS $$
-            INSERT INTO categories (name, product_count)
-                SELECT name, COUNT(*) FROM unnest(moved) AS name GROUP BY name
-                ON CONFLICT (name) DO UPDATE SET product_count = categories.product_count + excluded.product_count;
-        $$
-        """,
-        """
-        CREATE FUNCTION categories_remove(moved TEXT[]) RETURNS void LANGUAGE sql AS $$
-            UPDATE categories SET product_count = categories.product_count - n.count
-                FROM (SELECT name, COUNT(*) AS count FROM unnest(moved) AS name GROUP BY name) AS n WHERE categories.name = n.name;
-            DELETE FROM categories WHERE product_count <= 0 AND name = ANY(moved);
-        $$
-        """,
-        """
-        CREATE FUNCTION products_added() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN PERFORM categories_add(ARRAY(SELECT category FROM new_products)); RETURN NULL; END $$
-        """,
-        """
-        CREATE FUNCTION products_removed() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN PERFORM categories_remove(ARRAY(SELECT category FROM old_products)); RETURN NULL; END $$
-        """,
-        """
-        CREATE FUNCTION products_moved() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-            PERFORM categories_remove(ARRAY(SELECT category FROM old_products));
-            PERFORM categories_add(ARRAY(SELECT category FROM new_products));
-            RETURN NULL;
-        END $$
-        """,
-        """
-        CREATE TRIGGER products_count_insert AFTER INSERT ON products
-            REFERENCING NEW TABLE AS new_products FOR EACH STATEMENT EXECUTE FUNCTION products_added()
-        """,
-        """
-        CREATE TRIGGER products_count_delete AFTER DELETE ON products
-            REFERENCING OLD TABLE AS old_products FOR EACH STATEMENT EXECUTE FUNCTION products_removed()
-        """,
-        """
-        CREATE TRIGGER products_count_update AFTER UPDATE ON products
-            REFERENCING OLD TABLE AS old_products NEW TABLE AS new_products FOR EACH STATEMENT EXECUTE FUNCTION products_moved()
-        """,
-    ]
+    static let categoryCountTriggers =
+        [
+            """
+            CREATE FUNCTION categories_add(moved TEXT[]) RETURNS void LANGUAGE sql AS $$
+                INSERT INTO categories (name, product_count)
+                    SELECT name, COUNT(*) FROM unnest(moved) AS name GROUP BY name
+                    ON CONFLICT (name) DO UPDATE SET product_count = categories.product_count + excluded.product_count;
+            $$
+            """,
+            """
+            CREATE FUNCTION categories_remove(moved TEXT[]) RETURNS void LANGUAGE sql AS $$
+                UPDATE categories SET product_count = categories.product_count - n.count
+                    FROM (SELECT name, COUNT(*) AS count FROM unnest(moved) AS name GROUP BY name) AS n WHERE categories.name = n.name;
+                DELETE FROM categories WHERE product_count <= 0 AND name = ANY(moved);
+            $$
+            """,
+            """
+            CREATE FUNCTION products_added() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN PERFORM categories_add(ARRAY(SELECT category FROM new_products)); RETURN NULL; END $$
+            """,
+            """
+            CREATE FUNCTION products_removed() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN PERFORM categories_remove(ARRAY(SELECT category FROM old_products)); RETURN NULL; END $$
+            """,
+            """
+            CREATE FUNCTION products_moved() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM categories_remove(ARRAY(SELECT category FROM old_products));
+                PERFORM categories_add(ARRAY(SELECT category FROM new_products));
+                RETURN NULL;
+            END $$
+            """,
+        ] + countTriggers(on: "products", rows: "products")
+
+    /// The three statement-level triggers that keep a table's derived counts: `TABLE_added` after inserts (new rows
+    /// as `new_ROWS`), `TABLE_removed` after deletes (`old_ROWS`) and `TABLE_moved` after updates (both).
+    static func countTriggers(on table: String, rows: String) -> [String] {
+        [
+            ("insert", "INSERT", "NEW TABLE AS new_\(rows)", "added"),
+            ("delete", "DELETE", "OLD TABLE AS old_\(rows)", "removed"),
+            ("update", "UPDATE", "OLD TABLE AS old_\(rows) NEW TABLE AS new_\(rows)", "moved"),
+        ].map { name, event, transitions, function in
+            """
+            CREATE TRIGGER \(table)_count_\(name) AFTER \(event) ON \(table)
+                REFERENCING \(transitions) FOR EACH STATEMENT EXECUTE FUNCTION \(table)_\(function)()
+            """
+        }
+    }
 }
