@@ -166,7 +166,8 @@ public struct PostgresCatalogStore: CatalogStore {
     // MARK: Versions and commits
 
     public func versions() async throws -> StoreVersions {
-        try await transaction(.read) { connection in try await Self.versions(connection, logger: logger) }
+        // One statement: one snapshot, and one round trip rather than three.
+        try await transaction(.single) { connection in try await Self.versions(connection, logger: logger) }
     }
 
     /// One round trip to the server for every call: a replica's answer reflects every write acknowledged by any

@@ -7,6 +7,8 @@ enum PostgresTransactionKind: String {
     /// Named, not the server's default: a write reads the last seq after its lock is granted, which needs a fresh
     /// snapshot per statement.
     case write = "BEGIN ISOLATION LEVEL READ COMMITTED"
+    /// One statement, which sees one snapshot by itself: no BEGIN and COMMIT round trips (the per-GET version check).
+    case single = ""
 }
 
 extension PostgresClient {
@@ -19,6 +21,7 @@ extension PostgresClient {
     ) async throws -> Result {
         try await withConnection { connection in
             guard lease?.take() ?? true else { throw CancellationError() }
+            if kind == .single { return try await body(connection) }
             try await connection.query(PostgresQuery(unsafeSQL: kind.rawValue), logger: logger)
             do {
                 let result = try await body(connection)
