@@ -393,10 +393,18 @@ def main():
     parser.add_argument("--scale", choices=["10k", "100k", "1m"], default="100k", help="10k: a quick check of the script")
     parser.add_argument("--duration", type=int, default=5, help="seconds per wrk run")
     parser.add_argument("--connections", type=int, default=32)
-    parser.add_argument("--results", default="bench/results.json")
+    parser.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite",
+                        help="postgres: catalogd on PostgreSQL against psql, pgbench and itself on SQLite")
+    parser.add_argument("--results", help="default: bench/results.json, or bench/results-postgres.json")
     parser.add_argument("--chart", default="docs/benchmarks.png")
     args = parser.parse_args()
     products = {"10k": 10_000, "100k": 100_000, "1m": 1_000_000}[args.scale]
+    if args.backend == "postgres":
+        import bench_postgres
+        args.results = args.results or "bench/results-postgres.json"
+        bench_postgres.main(args, products)
+        return
+    args.results = args.results or "bench/results.json"
     work = tempfile.mkdtemp(prefix="catalogd-bench-")
     processes = Processes(work)
     started = time.monotonic()

@@ -185,7 +185,7 @@ public actor Importer {
             let completion: Result<ImportReport, any Error>
             do {
                 try Task.checkCancellation()
-                completion = .success(try await store.completeImport(report, listing: listing))
+                completion = .success(try await store.completeImport(report, listing: listing, under: claim))
             } catch {
                 completion = .failure(error)
             }

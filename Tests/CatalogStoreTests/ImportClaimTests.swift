@@ -62,4 +62,31 @@ struct ImportClaimTests {
         #expect(report?.status == .failed)
         #expect(report?.error?.hasPrefix("interrupted:") == true)
     }
+
+    /// On PostgreSQL the claim is a lock held by a connection, which can end while the replica lives (a cut
+    /// connection, an operator's `pg_terminate_backend`); another replica may run the source from then on.
+    @Test(arguments: StoreBackend.available.filter { $0 == .postgres })
+    func aRunWhoseClaimWasLostAppliesNothing(_ backend: StoreBackend) async throws {
+        let temporary = try await TestStore.open(backend)
+        defer { temporary.remove() }
+        guard case .claimed(let claim) = try await temporary.store.claimImport(of: .products) else {
+            Issue.record("the claim was refused")
+            return
+        }
+        defer { Task { await claim.release() } }
+        let report = try await temporary.store.beginImport(source: .products)
+        let before = try await temporary.store.versions()
+        try await temporary.executeRaw(
+            """
+            SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()
+                AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+            """, [])
+        let listing = CompletedListing(
+            records: .products([Product(serialCode: "A", name: "A", category: "c", price: try Price(parsing: "1"))]), pages: [])
+        await #expect(throws: (any Error).self) {
+            _ = try await temporary.store.completeImport(report, listing: listing, under: claim)
+        }
+        #expect(try await temporary.store.products(ProductFilter(), page: PageRequest()).rows.isEmpty)
+        #expect(try await temporary.store.versions() == before)
+    }
 }

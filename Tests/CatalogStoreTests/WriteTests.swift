@@ -99,14 +99,19 @@ struct StoreWriteTests {
         defer { temporary.remove() }
         let store = temporary.store
         _ = try await store.upsertProducts([try product("API-1")], author: "api")
+        guard case .claimed(let claim) = try await store.claimImport(of: .products) else {
+            Issue.record("the products claim was refused")
+            return
+        }
+        defer { Task { await claim.release() } }
         var report = try await store.beginImport(source: .products)
         report = try await store.completeImport(
-            report, listing: CompletedListing(records: .products([try product("A"), try product("B"), try product("C")]), pages: []))
+            report, listing: CompletedListing(records: .products([try product("A"), try product("B"), try product("C")]), pages: []), under: claim)
         #expect([report.inserted, report.updated, report.unchanged, report.deleted] == [Int]([3, 0, 0, 0]))
         _ = try await store.upsertProducts([try product("B", name: "changed by the API")], author: "api")
         var second = try await store.beginImport(source: .products)
         second = try await store.completeImport(
-            second, listing: CompletedListing(records: .products([try product("B"), try product("C")]), pages: []))
+            second, listing: CompletedListing(records: .products([try product("B"), try product("C")]), pages: []), under: claim)
         #expect([second.inserted, second.updated, second.unchanged, second.deleted] == [Int]([0, 1, 1, 1]))
         let keys = try await store.products(ProductFilter(), page: PageRequest()).rows.map(\.product.serialCode)
         #expect(keys == ["API-1", "B", "C"])

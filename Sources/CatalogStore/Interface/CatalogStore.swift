@@ -83,8 +83,9 @@ public protocol CatalogStore: Service, CustomStringConvertible {
     /// `completeImport` applies it.
     func makeStaging() async throws -> any ImportStaging
     /// Mirrors a complete listing, remembers its pages and finishes the report, in one transaction: readers see
-    /// the previous state until the commit and never half of a run.
-    func completeImport(_ report: ImportReport, listing: CompletedListing) async throws -> ImportReport
+    /// the previous state until the commit and never half of a run; nothing is applied unless `claim` (of the
+    /// report's source) is still held.
+    func completeImport(_ report: ImportReport, listing: CompletedListing, under claim: any ImportClaim) async throws -> ImportReport
     /// Records a failed run; the catalogue itself is untouched.
     func failImport(_ report: ImportReport) async throws
     func importReports(page request: PageRequest) async throws -> Page<ImportReport>

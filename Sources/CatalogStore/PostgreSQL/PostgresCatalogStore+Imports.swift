@@ -79,17 +79,24 @@ extension PostgresCatalogStore {
         PostgresImportStaging(client: client, logger: logger)
     }
 
-    public func completeImport(_ report: ImportReport, listing: CompletedListing) async throws -> ImportReport {
-        try await recordingTransaction(author: report.source.author) { connection, log in
+    /// Applies the run only while its claim is still held, checked inside the transaction: a claim whose connection
+    /// ended may already be another replica's.
+    public func completeImport(_ report: ImportReport, listing: CompletedListing, under claim: any ImportClaim) async throws -> ImportReport {
+        guard let claim = claim as? PostgresImportClaim else { throw ForeignImportPart("import claim", store: description) }
+        return try await recordingTransaction(author: report.source.author) { connection, log in
+            try await claim.verify(on: connection, logger: logger)
             var report = report
             let mode = PostgresWriteMode.mirror(report.source)
             let counts: WriteCounts
             switch listing.records {
             case .films(let films): counts = try await PostgresFilmWriter(mode: mode).apply(films, log: &log)
-            case .products(let products): counts = try await PostgresProductWriter(mode: mode).apply(.products(products), log: &log)
+            case .products(let products):
+                counts = try await PostgresStagedProducts.withStaged(products, on: connection, logger: logger) { staged in
+                    try await PostgresProductWriter(mode: mode).apply(staged, log: &log)
+                }
             case .stagedProducts(let staging):
-                guard let staging = staging as? PostgresImportStaging else { throw ForeignStaging(store: description) }
-                counts = try await PostgresProductWriter(mode: mode).apply(.staged(staging.id), log: &log)
+                guard let staging = staging as? PostgresImportStaging else { throw ForeignImportPart("staged listing", store: description) }
+                counts = try await PostgresProductWriter(mode: mode).apply(staging.staged, log: &log)
             case .unchanged(let records): counts = WriteCounts(unchanged: records)
             }
             report.succeed(with: counts)

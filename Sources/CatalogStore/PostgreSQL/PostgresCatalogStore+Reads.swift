@@ -24,7 +24,7 @@ extension PostgresCatalogStore {
     }
 
     public func products(_ filter: ProductFilter, page request: PageRequest) async throws -> Page<ProductRow> {
-        try await transaction(.read) { connection in
+        try await transaction(.single) { connection in
             var conditions = PostgresConditions()
             if let category = filter.category { conditions.add("category = \(conditions.parameter(category))") }
             if let brand = filter.brand { conditions.add("brand = \(conditions.parameter(brand))") }
@@ -33,13 +33,11 @@ extension PostgresCatalogStore {
             if let inStock = filter.inStock { conditions.add(inStock ? "stock > 0" : "stock = 0") }
             conditions.addSearch(filter.search, columns: ["name", "description", "brand"])
             // The derived category counts answer the common cases without scanning products.
-            var count: Int?
+            var count: String?
             if filter.isEmpty {
-                count =
-                    try await fetch(connection, "SELECT COALESCE(SUM(product_count), 0)::bigint FROM categories", [], decode: Self.integer).first ?? 0
+                count = "SELECT SUM(product_count) FROM categories"
             } else if let category = filter.category, conditions.clauses.count == 1 {
-                count =
-                    try await fetch(connection, "SELECT product_count FROM categories WHERE name = $1", [category], decode: Self.integer).first ?? 0
+                count = "SELECT product_count FROM categories WHERE name = \(conditions.parameter(category))"
             }
             return try await page(.products, connection, request: request, conditions: conditions, count: count, decode: PostgresRows.product)
         }
@@ -54,7 +52,7 @@ extension PostgresCatalogStore {
     }
 
     public func categories(_ filter: CategoryFilter, page request: PageRequest) async throws -> Page<CategoryRow> {
-        try await transaction(.read) { connection in
+        try await transaction(.single) { connection in
             var conditions = PostgresConditions()
             conditions.addSearch(filter.search, columns: ["name"])
             return try await page(.categories, connection, request: request, conditions: conditions, decode: PostgresRows.category)
@@ -69,18 +67,15 @@ extension PostgresCatalogStore {
         }
     }
 
-    /// One page of `listing` in the read transaction on `connection`: its rows, completed by `complete` (their
-    /// links, say); the count over all pages, the listing's own unless the caller knows it; and the versions.
+    /// One page of `listing` on `connection`, in one statement: its rows, completed by `complete` (their links,
+    /// say: run it in a `.read` transaction then), the count over all pages, and the versions.
     func page<Row: Sendable>(
-        _ listing: PostgresListing, _ connection: PostgresConnection, request: PageRequest, conditions: PostgresConditions, count: Int? = nil,
-        decode: (PostgresRandomAccessRow) throws -> Row, complete: (inout [Row]) async throws -> Void = { _ in }
+        _ listing: PostgresListing, _ connection: PostgresConnection, request: PageRequest, conditions: PostgresConditions,
+        count: String? = nil, decode: (PostgresRandomAccessRow) throws -> Row, complete: (inout [Row]) async throws -> Void = { _ in }
     ) async throws -> Page<Row> {
-        var (rows, next, previous) = try await listing.page(connection, request: request, conditions: conditions, logger: logger, decode: decode)
-        try await complete(&rows)
-        let total: Int
-        if let count { total = count } else { total = try await listing.count(connection, conditions, logger: logger) }
-        return Page(
-            rows: rows, count: total, nextCursor: next, previousCursor: previous, versions: try await Self.versions(connection, logger: logger))
+        var page = try await listing.page(connection, request: request, conditions: conditions, count: count, logger: logger, decode: decode)
+        try await complete(&page.rows)
+        return page
     }
 
     /// The rows of one statement, each read by `decode`.

@@ -5,7 +5,9 @@ import PostgresNIO
 extension PostgresCatalogStore {
     public func upsertProducts(_ products: [Product], author: String) async throws -> WriteCounts {
         try await recordingTransaction(author: author) { connection, log in
-            try await PostgresProductWriter(mode: .merge).apply(.products(products), log: &log)
+            try await PostgresStagedProducts.withStaged(products, on: connection, logger: log.logger) { staged in
+                try await PostgresProductWriter(mode: .merge).apply(staged, log: &log)
+            }
         }
     }
 
@@ -52,42 +54,34 @@ enum PostgresWriteMode {
     }
 }
 
-/// Applies products in one statement per listing: the rows that are new or differ from the stored ones are
+/// Applies a staged product listing in one statement: the rows that are new or differ from the stored ones are
 /// found, numbered with seqs in listing order and written; an unchanged row is not written at all.
 struct PostgresProductWriter {
-    /// Where the listed products come from.
-    enum Listing {
-        case products([Product])
-        /// Rows of `staged_products` with this staging id.
-        case staged(String)
-    }
-
     let mode: PostgresWriteMode
 
-    func apply(_ listing: Listing, log: inout PostgresChangeLog) async throws -> WriteCounts {
-        var binds = PostgresBindings()
-        let listed = Self.listedSQL(listing, binds: &binds)
+    func apply(_ listing: PostgresStagedProducts, log: inout PostgresChangeLog) async throws -> WriteCounts {
         let values = PostgresRows.productValues
         let compared = values.map { "stored.\($0)" } + (mode.ownsSource ? ["stored.source"] : [])
-        let given = values.map { "listed.\($0)" } + (mode.ownsSource ? ["$\(binds.count + 1)"] : [])
-        binds.append(mode.source)
-        binds.append(log.nextSeq)
-        let seqBase = "$\(binds.count)"
+        let given = values.map { "listed.\($0)" } + (mode.ownsSource ? ["$2"] : [])
         let updates = (values + (mode.ownsSource ? ["source"] : []) + ["changed_seq"]).map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
         let sql = """
-            WITH listed AS (\(listed)),
+            WITH listed AS (\(Self.listedSQL)),
             changed AS (
                 SELECT listed.*, stored.serial_code IS NULL AS is_new FROM listed LEFT JOIN products AS stored USING (serial_code)
                 WHERE stored.serial_code IS NULL OR (\(compared.joined(separator: ", "))) IS DISTINCT FROM (\(given.joined(separator: ", ")))
             ),
-            numbered AS (SELECT changed.*, \(seqBase)::bigint - 1 + row_number() OVER (ORDER BY position) AS seq FROM changed),
+            numbered AS (SELECT changed.*, $3::bigint - 1 + row_number() OVER (ORDER BY position) AS seq FROM changed),
             written AS (
                 INSERT INTO products (serial_code, \(values.joined(separator: ", ")), source, changed_seq)
-                SELECT serial_code, \(values.joined(separator: ", ")), $\(binds.count - 1), seq FROM numbered
+                SELECT serial_code, \(values.joined(separator: ", ")), $2, seq FROM numbered
                 ON CONFLICT (serial_code) DO UPDATE SET \(updates)
             )
             SELECT serial_code, is_new, (SELECT COUNT(*) FROM listed) AS listed FROM numbered ORDER BY seq
             """
+        var binds = PostgresBindings()
+        binds.append(listing.id)
+        binds.append(mode.source)
+        binds.append(log.nextSeq)
         var changedKeys: [String] = []
         var inserted = 0
         var listedCount = 0
@@ -106,19 +100,19 @@ struct PostgresProductWriter {
         return counts
     }
 
+    /// The staged rows of the listing whose id is `$1`.
+    private static let listedSQL =
+        "SELECT \((["serial_code"] + PostgresRows.productValues).joined(separator: ", ")), position FROM staged_products WHERE staging_id = $1"
+
     /// Deletes the feed's rows that the listing no longer has, and records each deletion.
-    private func deleteUnlisted(_ listing: Listing, feed: FeedSource, log: inout PostgresChangeLog) async throws -> Int {
-        var binds = PostgresBindings()
-        let listed = Self.listedSQL(listing, binds: &binds)
-        binds.append(feed.rawValue)
-        let sql = """
-            WITH listed AS (\(listed))
-            DELETE FROM products AS stored WHERE stored.source = $\(binds.count)
-                AND NOT EXISTS (SELECT 1 FROM listed WHERE listed.serial_code = stored.serial_code)
+    private func deleteUnlisted(_ listing: PostgresStagedProducts, feed: FeedSource, log: inout PostgresChangeLog) async throws -> Int {
+        let query: PostgresQuery = """
+            DELETE FROM products AS stored WHERE stored.source = \(feed.rawValue)
+                AND NOT EXISTS (SELECT 1 FROM staged_products AS listed WHERE listed.staging_id = \(listing.id) AND listed.serial_code = stored.serial_code)
             RETURNING stored.serial_code
             """
         var gone: [String] = []
-        for try await key in try await log.connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: log.logger).decode(String.self) {
+        for try await key in try await log.connection.query(query, logger: log.logger).decode(String.self) {
             gone.append(key)
         }
         gone.sort()
@@ -126,39 +120,10 @@ struct PostgresProductWriter {
         return gone.count
     }
 
-    private static func count(_ listing: Listing, log: PostgresChangeLog) async throws -> Int {
-        switch listing {
-        case .products(let products): return products.count
-        case .staged(let id):
-            let query: PostgresQuery = "SELECT COUNT(*) FROM staged_products WHERE staging_id = \(id)"
-            for try await count in try await log.connection.query(query, logger: log.logger).decode(Int.self) { return count }
-            return 0
-        }
-    }
-
-    /// A `SELECT` of the listed products with a `position` column, its parameters appended to `binds`.
-    static func listedSQL(_ listing: Listing, binds: inout PostgresBindings) -> String {
-        let columns = ["serial_code"] + PostgresRows.productValues
-        switch listing {
-        case .staged(let id):
-            binds.append(id)
-            return "SELECT \(columns.joined(separator: ", ")), position FROM staged_products WHERE staging_id = $\(binds.count)"
-        case .products(let products):
-            let first = binds.count + 1
-            binds.append(products.map(\.serialCode))
-            binds.append(products.map(\.name))
-            binds.append(products.map(\.description))
-            binds.append(products.map(\.category))
-            binds.append(products.map { $0.brand ?? "" })
-            binds.append(products.map(\.price.text))
-            binds.append(products.map(\.price.micros))
-            binds.append(products.map { Int64($0.stock) })
-            binds.append(products.map { $0.updatedAt ?? "" })
-            binds.append(products.map { $0.sourceURL ?? "" })
-            let types = ["text", "text", "text", "text", "text", "text", "bigint", "bigint", "text", "text"]
-            let arrays = types.enumerated().map { "$\(first + $0.offset)::\($0.element)[]" }.joined(separator: ", ")
-            return "SELECT * FROM unnest(\(arrays)) WITH ORDINALITY AS l(\(columns.joined(separator: ", ")), position)"
-        }
+    private static func count(_ listing: PostgresStagedProducts, log: PostgresChangeLog) async throws -> Int {
+        let query: PostgresQuery = "SELECT COUNT(*) FROM staged_products WHERE staging_id = \(listing.id)"
+        for try await count in try await log.connection.query(query, logger: log.logger).decode(Int.self) { return count }
+        return 0
     }
 }
 

@@ -25,6 +25,7 @@ public struct PostgresCatalogStore: CatalogStore {
     let connectionWait: Duration
     public let location: PostgresLocation
     private let clientRun: Task<Void, Never>
+    private let currentVersionsCheck = SharedCheck<StoreVersions>()
 
     /// Connects to `location` (a pool of at most `poolSize` connections), waits up to `startupWait` for the
     /// server to answer, and applies pending migrations.
@@ -170,20 +171,28 @@ public struct PostgresCatalogStore: CatalogStore {
         try await transaction(.single) { connection in try await Self.versions(connection, logger: logger) }
     }
 
-    /// One round trip to the server for every call: a replica's answer reflects every write acknowledged by any
-    /// replica before the call.
+    /// A read of the versions that starts after the call, shared with the calls that arrive while the previous
+    /// read is on its way (`SharedCheck`): a replica's answer reflects every write acknowledged by any replica
+    /// before the call, and a burst of requests costs one round trip at a time rather than one each.
     public func currentVersions() async throws -> StoreVersions {
-        try await versions()
+        try await currentVersionsCheck.value { try await versions() }
+    }
+
+    /// The versions as columns of a row, for any statement that reports them with what it reads.
+    static let versionColumns = """
+        (SELECT version FROM versions WHERE name = 'films') AS films_version, (SELECT version FROM versions WHERE name = 'products') AS products_version,
+        (SELECT version FROM versions WHERE name = 'imports') AS imports_version, (SELECT last_seq FROM history_state) AS last_seq
+        """
+
+    static func versions(from row: PostgresRandomAccessRow) throws -> StoreVersions {
+        StoreVersions(
+            films: try row["films_version"].decode(Int64.self), products: try row["products_version"].decode(Int64.self),
+            imports: try row["imports_version"].decode(Int64.self), lastSeq: try row["last_seq"].decode(Int64.self))
     }
 
     static func versions(_ connection: PostgresConnection, logger: Logger) async throws -> StoreVersions {
-        let rows = try await connection.query(
-            """
-            SELECT (SELECT version FROM versions WHERE name = 'films'), (SELECT version FROM versions WHERE name = 'products'),
-                (SELECT version FROM versions WHERE name = 'imports'), (SELECT last_seq FROM history_state)
-            """, logger: logger)
-        for try await (films, products, imports, lastSeq) in rows.decode((Int64, Int64, Int64, Int64).self) {
-            return StoreVersions(films: films, products: products, imports: imports, lastSeq: lastSeq)
+        for try await row in try await connection.query(PostgresQuery(unsafeSQL: "SELECT \(versionColumns)"), logger: logger) {
+            return try versions(from: row.makeRandomAccess())
         }
         throw UnreadableStoredValue(column: "versions", value: "no row")
     }

@@ -8,10 +8,15 @@ import Synchronization
 /// released by `release()`, or by the server when the connection ends, so a replica killed mid-import
 /// lets the next one run.
 final class PostgresImportClaim: ImportClaim {
+    let source: FeedSource
+    /// The server process of the connection that holds the lock.
+    let holderProcess: Int32
     private let holder: Task<Void, Never>
     private let released: AsyncStream<Void>.Continuation
 
-    private init(holder: Task<Void, Never>, released: AsyncStream<Void>.Continuation) {
+    private init(source: FeedSource, holderProcess: Int32, holder: Task<Void, Never>, released: AsyncStream<Void>.Continuation) {
+        self.source = source
+        self.holderProcess = holderProcess
         self.holder = holder
         self.released = released
     }
@@ -23,7 +28,8 @@ final class PostgresImportClaim: ImportClaim {
         prepare: @escaping @Sendable (PostgresConnection) async throws -> Void
     ) async throws -> PostgresImportClaim? {
         let (released, release) = AsyncStream<Void>.makeStream()
-        let (outcomes, outcome) = AsyncThrowingStream<Bool, any Error>.makeStream()
+        // The holder's server process when the lock is taken; nil when another session holds it.
+        let (outcomes, outcome) = AsyncThrowingStream<Int32?, any Error>.makeStream()
         let key = PostgresLock.importRun(source)
         let lease = ConnectionLease()
         let holder = Task {
@@ -32,11 +38,13 @@ final class PostgresImportClaim: ImportClaim {
                 try await client.withConnection { connection in
                     guard lease.take() else { return }
                     var acquired = false
-                    for try await got in try await connection.query("SELECT pg_try_advisory_lock(\(key))", logger: logger).decode(Bool.self) {
-                        acquired = got
+                    var process: Int32 = 0
+                    let query: PostgresQuery = "SELECT pg_try_advisory_lock(\(key)), pg_backend_pid()"
+                    for try await (got, pid) in try await connection.query(query, logger: logger).decode((Bool, Int32).self) {
+                        (acquired, process) = (got, pid)
                     }
                     guard acquired else {
-                        outcome.yield(false)
+                        outcome.yield(nil)
                         return
                     }
                     do {
@@ -45,7 +53,7 @@ final class PostgresImportClaim: ImportClaim {
                         _ = try? await connection.query("SELECT pg_advisory_unlock(\(key))", logger: logger)
                         throw error
                     }
-                    outcome.yield(true)
+                    outcome.yield(process)
                     for await _ in released {}
                     _ = try? await connection.query("SELECT pg_advisory_unlock(\(key))", logger: logger)
                 }
@@ -60,9 +68,9 @@ final class PostgresImportClaim: ImportClaim {
             throw StoreUnavailable(store: store, reason: "no connection within \(wait)")
         }
         do {
-            for try await acquired in outcomes {
-                guard acquired else { break }
-                return PostgresImportClaim(holder: holder, released: release)
+            for try await process in outcomes {
+                guard let process else { break }
+                return PostgresImportClaim(source: source, holderProcess: process, holder: holder, released: release)
             }
             release.finish()
             return nil
@@ -70,6 +78,19 @@ final class PostgresImportClaim: ImportClaim {
             release.finish()
             throw lease.wasTaken ? error : StoreUnavailable(store: store, reason: PostgresFailure.describe(error))
         }
+    }
+
+    /// Throws `ImportClaimLost` unless the lock is still held by its connection, asked from `connection`: the
+    /// transaction about to apply the run commits only if no other replica can have started the source meanwhile.
+    func verify(on connection: PostgresConnection, logger: Logger) async throws {
+        let key = PostgresLock.importRun(source)
+        let query: PostgresQuery = """
+            SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid = \(holderProcess) AND objsubid = 1
+                AND classid = \(key >> 32)::bigint::oid AND objid = \(key & 0xFFFF_FFFF)::bigint::oid
+                AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+            """
+        for try await held in try await connection.query(query, logger: logger).decode(Int.self) where held > 0 { return }
+        throw ImportClaimLost(source: source)
     }
 
     func release() async {

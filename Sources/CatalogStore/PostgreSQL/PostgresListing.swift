@@ -46,63 +46,69 @@ struct PostgresListing {
     static let categories = PostgresListing(table: "categories", columns: "name, product_count", keyColumn: "name", ordering: .categories)
     static let imports = PostgresListing(table: "imports", columns: PostgresRows.importColumns, keyColumn: "id", ordering: .imports)
 
-    /// Reads one page: the rows, and cursors for the pages on either side when there are rows there.
+    /// Reads one page in one statement, so from one snapshot even outside a transaction: its rows, cursors for
+    /// the pages on either side when there are rows there, the count over all pages (`count`, a scalar query
+    /// on the same parameters, when the caller knows a cheaper one) and the versions.
     func page<Row: Sendable>(
-        _ connection: PostgresConnection, request: PageRequest, conditions: PostgresConditions, logger: Logger,
+        _ connection: PostgresConnection, request: PageRequest, conditions: PostgresConditions, count: String?, logger: Logger,
         decode: (PostgresRandomAccessRow) throws -> Row
-    ) async throws -> (rows: [Row], next: String?, previous: String?) {
+    ) async throws -> Page<Row> {
         let resolved = try ordering.resolve(request)
         let (descending, cursor) = (resolved.descending, resolved.cursor)
         let sortExpression = expressions[resolved.field] ?? resolved.field
         let forward = cursor?.direction != .previous
         let ascendingInQuery = forward != descending
+        var statement = conditions
+        let countSQL = count ?? "SELECT COUNT(*) FROM \(table) \(conditions.whereSQL)"
+        // Rows on the far side of the cursor, seen from the page: in one snapshot, the same as rows beyond the
+        // page's edge next to the cursor.
+        var beyondCursor = "false"
         var pageConditions = conditions
         if let cursor {
-            let (sort, key) = (pageConditions.parameter(cursor.sortValue), pageConditions.parameter(cursor.key))
-            pageConditions.add("(\(sortExpression), \(keyColumn)) \(ascendingInQuery ? ">" : "<") (\(sort), \(key))")
+            let position = "(\(statement.parameter(cursor.sortValue)), \(statement.parameter(cursor.key)))"
+            var probe = conditions
+            probe.add("(\(sortExpression), \(keyColumn)) \(ascendingInQuery ? "<=" : ">=") \(position)")
+            beyondCursor = "EXISTS (SELECT 1 FROM \(table) \(probe.whereSQL))"
+            pageConditions.add("(\(sortExpression), \(keyColumn)) \(ascendingInQuery ? ">" : "<") \(position)")
         }
         let direction = ascendingInQuery ? "ASC" : "DESC"
-        let limit = pageConditions.parameter(Int64(request.pageSize + 1))
+        let limit = statement.parameter(Int64(request.pageSize + 1))
         let sql = """
-            SELECT \(columns), \(sortExpression) AS position_sort, \(keyColumn) AS position_key FROM \(table) \(pageConditions.whereSQL)
-            ORDER BY \(sortExpression) \(direction), \(keyColumn) \(direction) LIMIT \(limit)
+            SELECT meta.*, page.* FROM (
+                SELECT COALESCE((\(countSQL)), 0)::bigint AS listing_count, \(beyondCursor) AS beyond_cursor, \(PostgresCatalogStore.versionColumns)
+            ) AS meta LEFT JOIN LATERAL (
+                SELECT \(columns), \(sortExpression) AS position_sort, \(keyColumn) AS position_key FROM \(table) \(pageConditions.whereSQL)
+                ORDER BY \(sortExpression) \(direction), \(keyColumn) \(direction) LIMIT \(limit)
+            ) AS page ON true
+            ORDER BY page.position_sort \(direction), page.position_key \(direction)
             """
         var fetched: [PostgresRandomAccessRow] = []
-        for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: pageConditions.binds), logger: logger) {
+        for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: statement.binds), logger: logger) {
             fetched.append(row.makeRandomAccess())
         }
+        guard let meta = fetched.first else { throw UnreadableStoredValue(column: "versions", value: "no row") }
+        let total = Int(try meta["listing_count"].decode(Int64.self))
+        let beyond = try meta["beyond_cursor"].decode(Bool.self)
+        let versions = try PostgresCatalogStore.versions(from: meta)
+        // No row of the table: the one row is the versions' alone.
+        if meta["position_key"].bytes == nil { fetched = [] }
         let hasMoreInQueryDirection = fetched.count > request.pageSize
         if hasMoreInQueryDirection { fetched.removeLast() }
         if !forward { fetched.reverse() }
-        guard let first = fetched.first, let last = fetched.last else { return ([], nil, nil) }
-        func position(_ row: PostgresRandomAccessRow, _ direction: ListCursor.Direction) throws -> ListCursor {
+        guard let first = fetched.first, let last = fetched.last else {
+            return Page(rows: [], count: total, nextCursor: nil, previousCursor: nil, versions: versions)
+        }
+        func position(_ row: PostgresRandomAccessRow, _ direction: ListCursor.Direction) throws -> String {
             ListCursor(
                 ordering: resolved.ordering, direction: direction, sortValue: try .init(row["position_sort"]),
-                key: try .init(row["position_key"]))
+                key: try .init(row["position_key"])
+            ).encoded()
         }
-        func exists(beyond cursor: ListCursor) async throws -> Bool {
-            var probe = conditions
-            let greater = (cursor.direction == .next) != descending
-            let (sort, key) = (probe.parameter(cursor.sortValue), probe.parameter(cursor.key))
-            probe.add("(\(sortExpression), \(keyColumn)) \(greater ? ">" : "<") (\(sort), \(key))")
-            let sql = "SELECT 1 FROM \(table) \(probe.whereSQL) LIMIT 1"
-            for try await _ in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: probe.binds), logger: logger) { return true }
-            return false
-        }
-        let nextPosition = try position(last, .next)
-        let previousPosition = try position(first, .previous)
-        let hasNext = forward ? hasMoreInQueryDirection : try await exists(beyond: nextPosition)
-        let hasPrevious = forward ? (cursor != nil ? try await exists(beyond: previousPosition) : false) : hasMoreInQueryDirection
-        return (try fetched.map(decode), hasNext ? nextPosition.encoded() : nil, hasPrevious ? previousPosition.encoded() : nil)
-    }
-
-    /// How many rows match `conditions`, over all pages.
-    func count(_ connection: PostgresConnection, _ conditions: PostgresConditions, logger: Logger) async throws -> Int {
-        let sql = "SELECT COUNT(*) FROM \(table) \(conditions.whereSQL)"
-        for try await count in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: conditions.binds), logger: logger).decode(Int.self) {
-            return count
-        }
-        return 0
+        let hasNext = forward ? hasMoreInQueryDirection : beyond
+        let hasPrevious = forward ? beyond : hasMoreInQueryDirection
+        return Page(
+            rows: try fetched.map(decode), count: total, nextCursor: hasNext ? try position(last, .next) : nil,
+            previousCursor: hasPrevious ? try position(first, .previous) : nil, versions: versions)
     }
 }
 

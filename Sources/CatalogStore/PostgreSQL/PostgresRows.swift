@@ -14,6 +14,20 @@ enum PostgresRows {
         "name", "description", "category", "brand", "price", "price_micros", "stock", "updated_at", "source_url",
     ]
     static let productColumns = (["serial_code"] + productValues + ["source", "changed_seq"]).joined(separator: ", ")
+
+    /// A value of a product column.
+    enum Field {
+        case text(String)
+        case integer(Int64)
+    }
+
+    /// A product's values in `productValues` order, as the columns hold them: `''` for none.
+    static func productFields(_ product: Product) -> [Field] {
+        [
+            .text(product.name), .text(product.description), .text(product.category), .text(product.brand ?? ""), .text(product.price.text),
+            .integer(product.price.micros), .integer(Int64(product.stock)), .text(product.updatedAt ?? ""), .text(product.sourceURL ?? ""),
+        ]
+    }
     static let importColumns = "id, source, status, started_at, finished_at, fetched, inserted, updated, unchanged, deleted, rejected, error"
 
     static func film(_ row: PostgresRandomAccessRow) throws -> FilmRow {

@@ -75,8 +75,9 @@ extension SQLiteCatalogStore {
     }
 
     /// Mirrors a complete listing, remembers its pages and finishes the report, all in one transaction:
-    /// readers see the previous state until the commit and never half of a run.
-    public func completeImport(_ report: ImportReport, listing: CompletedListing) async throws -> ImportReport {
+    /// readers see the previous state until the commit and never half of a run. The claim, a lock on a file,
+    /// cannot be lost while this process lives, so there is nothing to check about it.
+    public func completeImport(_ report: ImportReport, listing: CompletedListing, under claim: any ImportClaim) async throws -> ImportReport {
         try await database.write { db in
             var report = report
             var log = try ChangeLog(db, author: report.source.author)
@@ -86,7 +87,7 @@ extension SQLiteCatalogStore {
             case .films(let films): counts = try FilmWriter(db: db, mode: mode).apply(films, log: &log)
             case .products(let products): counts = try ProductWriter.apply(products, mode: mode, db: db, log: &log)
             case .stagedProducts(let staging):
-                guard let staging = staging as? SQLiteImportStaging else { throw ForeignStaging(store: description) }
+                guard let staging = staging as? SQLiteImportStaging else { throw ForeignImportPart("staged listing", store: description) }
                 counts = try ProductWriter.apply(staging, mode: mode, db: db, log: &log)
             case .unchanged(let records): counts = WriteCounts(unchanged: records)
             }

@@ -1,0 +1,15 @@
+/// A staged listing or an import claim made by another store than the one asked to use it: a mistake in the
+/// caller, reported as an error rather than a crash.
+public struct ForeignImportPart: Error, Sendable, CustomStringConvertible {
+    /// What was handed over: "staged listing" or "import claim".
+    public var part: String
+    /// The store that was asked.
+    public var store: String
+
+    public init(_ part: String, store: String) {
+        self.part = part
+        self.store = store
+    }
+
+    public var description: String { "the \(part) comes from another store than \(store)" }
+}
