@@ -64,6 +64,7 @@ struct PostgresProductWriter {
         let compared = values.map { "stored.\($0)" } + (mode.ownsSource ? ["stored.source"] : [])
         let given = values.map { "listed.\($0)" } + (mode.ownsSource ? ["$2"] : [])
         let updates = (values + (mode.ownsSource ? ["source"] : []) + ["changed_seq"]).map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        // The history rows are written by the same statement, numbered as the rows are: nothing goes back and forth.
         let sql = """
             WITH listed AS (\(Self.listedSQL)),
             changed AS (
@@ -75,25 +76,27 @@ struct PostgresProductWriter {
                 INSERT INTO products (serial_code, \(values.joined(separator: ", ")), source, changed_seq)
                 SELECT serial_code, \(values.joined(separator: ", ")), $2, seq FROM numbered
                 ON CONFLICT (serial_code) DO UPDATE SET \(updates)
+            ),
+            history AS (
+                INSERT INTO changes (seq, entity, key, op, author, at)
+                SELECT seq, $4, serial_code, $5, $6, $7 FROM numbered
             )
-            SELECT serial_code, is_new, (SELECT COUNT(*) FROM listed) AS listed FROM numbered ORDER BY seq
+            SELECT (SELECT COUNT(*) FROM numbered) AS changed, (SELECT COUNT(*) FROM numbered WHERE is_new) AS inserted,
+                (SELECT COUNT(*) FROM listed) AS listed
             """
         var binds = PostgresBindings()
         binds.append(listing.id)
         binds.append(mode.source)
         binds.append(log.nextSeq)
-        var changedKeys: [String] = []
-        var inserted = 0
-        var listedCount = 0
+        binds.append(Change.Entity.product.rawValue)
+        binds.append(Change.Operation.upsert.rawValue)
+        binds.append(log.author)
+        binds.append(log.at)
+        var (changed, inserted, listed) = (0, 0, 0)
         let rows = try await log.connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: log.logger)
-        for try await (key, isNew, count) in rows.decode((String, Bool, Int).self) {
-            changedKeys.append(key)
-            if isNew { inserted += 1 }
-            listedCount = count
-        }
-        if changedKeys.isEmpty { listedCount = try await Self.count(listing, log: log) }
-        try await log.record(.product, keys: changedKeys, .upsert)
-        var counts = WriteCounts(inserted: inserted, updated: changedKeys.count - inserted, unchanged: listedCount - changedKeys.count)
+        for try await row in rows.decode((Int, Int, Int).self) { (changed, inserted, listed) = row }
+        log.recorded(.product, count: changed)
+        var counts = WriteCounts(inserted: inserted, updated: changed - inserted, unchanged: listed - changed)
         if case .mirror(let feed) = mode {
             counts.deleted = try await deleteUnlisted(listing, feed: feed, log: &log)
         }
@@ -118,12 +121,6 @@ struct PostgresProductWriter {
         gone.sort()
         try await log.record(.product, keys: gone, .delete)
         return gone.count
-    }
-
-    private static func count(_ listing: PostgresStagedProducts, log: PostgresChangeLog) async throws -> Int {
-        let query: PostgresQuery = "SELECT COUNT(*) FROM staged_products WHERE staging_id = \(listing.id)"
-        for try await count in try await log.connection.query(query, logger: log.logger).decode(Int.self) { return count }
-        return 0
     }
 }
 

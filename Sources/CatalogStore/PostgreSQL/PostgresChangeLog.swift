@@ -38,8 +38,15 @@ struct PostgresChangeLog {
             SELECT \(first) - 1 + n, \(entity.rawValue), key, \(operation.rawValue), \(author), \(at)
             FROM unnest(\(keys)::text[]) WITH ORDINALITY AS listed(key, n)
             """, logger: logger)
+        recorded(entity, count: keys.count)
+    }
+
+    /// Notes that a statement of the caller's wrote `count` change rows of `entity`, with consecutive seqs from
+    /// `nextSeq`.
+    mutating func recorded(_ entity: Change.Entity, count: Int) {
+        guard count > 0 else { return }
         changedFamilies.insert(entity.family)
-        nextSeq += Int64(keys.count)
+        nextSeq += Int64(count)
     }
 
     /// Moves the version of every family this transaction changed to its last seq, keeps that seq, and has
