@@ -39,6 +39,9 @@ struct PostgresListing {
     /// The SQL expression of each field whose column is named otherwise.
     var expressions: [String: String] = [:]
 
+    /// How many times an empty page is read before giving up, when commits keep filling it in between.
+    static let emptyPageAttempts = 3
+
     static let films = PostgresListing(table: "films", columns: PostgresRows.filmColumns, keyColumn: "episode_id", ordering: .films)
     static let products = PostgresListing(
         table: "products", columns: PostgresRows.productColumns, keyColumn: "serial_code", ordering: .products,
@@ -73,25 +76,35 @@ struct PostgresListing {
         }
         let direction = ascendingInQuery ? "ASC" : "DESC"
         let limit = statement.parameter(Int64(request.pageSize + 1))
-        let sql = """
-            SELECT meta.*, page.* FROM (
-                SELECT COALESCE((\(countSQL)), 0)::bigint AS listing_count, \(beyondCursor) AS beyond_cursor, \(PostgresCatalogStore.versionColumns)
-            ) AS meta LEFT JOIN LATERAL (
-                SELECT \(columns), \(sortExpression) AS position_sort, \(keyColumn) AS position_key FROM \(table) \(pageConditions.whereSQL)
-                ORDER BY \(sortExpression) \(direction), \(keyColumn) \(direction) LIMIT \(limit)
-            ) AS page ON true
-            ORDER BY page.position_sort \(direction), page.position_key \(direction)
+        // The count, the probe and the versions are scalar subqueries, evaluated once and repeated on every row:
+        // cheaper to plan and run than a join of the page to them.
+        let meta = "COALESCE((\(countSQL)), 0)::bigint AS listing_count, \(beyondCursor) AS beyond_cursor, \(PostgresCatalogStore.versionColumns)"
+        let pageSQL = """
+            SELECT \(columns), \(sortExpression) AS position_sort, \(keyColumn) AS position_key, \(meta) FROM \(table) \(pageConditions.whereSQL)
+            ORDER BY \(sortExpression) \(direction), \(keyColumn) \(direction) LIMIT \(limit)
             """
+        // An empty page has no row to carry them: they are read on their own, with whether the page is still empty
+        // in that snapshot; when a commit came in between, the page is read again.
+        let emptySQL = "SELECT \(meta), EXISTS (SELECT 1 FROM \(table) \(pageConditions.whereSQL)) AS page_has_rows"
         var fetched: [PostgresRandomAccessRow] = []
-        for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: statement.binds), logger: logger) {
-            fetched.append(row.makeRandomAccess())
+        var metaRow: PostgresRandomAccessRow?
+        for _ in 0..<Self.emptyPageAttempts where metaRow == nil {
+            for try await row in try await connection.query(PostgresQuery(unsafeSQL: pageSQL, binds: statement.binds), logger: logger) {
+                fetched.append(row.makeRandomAccess())
+            }
+            if let first = fetched.first {
+                metaRow = first
+                break
+            }
+            for try await row in try await connection.query(PostgresQuery(unsafeSQL: emptySQL, binds: statement.binds), logger: logger) {
+                let row = row.makeRandomAccess()
+                if try !row["page_has_rows"].decode(Bool.self) { metaRow = row }
+            }
         }
-        guard let meta = fetched.first else { throw UnreadableStoredValue(column: "versions", value: "no row") }
-        let total = Int(try meta["listing_count"].decode(Int64.self))
-        let beyond = try meta["beyond_cursor"].decode(Bool.self)
-        let versions = try PostgresCatalogStore.versions(from: meta)
-        // No row of the table: the one row is the versions' alone.
-        if meta["position_key"].bytes == nil { fetched = [] }
+        guard let metaRow else { throw StoreUnavailable(store: table, reason: "the list kept changing while its empty page was read") }
+        let total = Int(try metaRow["listing_count"].decode(Int64.self))
+        let beyond = try metaRow["beyond_cursor"].decode(Bool.self)
+        let versions = try PostgresCatalogStore.versions(from: metaRow)
         let hasMoreInQueryDirection = fetched.count > request.pageSize
         if hasMoreInQueryDirection { fetched.removeLast() }
         if !forward { fetched.reverse() }
