@@ -89,4 +89,34 @@ struct ImportClaimTests {
         #expect(try await temporary.store.products(ProductFilter(), page: PageRequest()).rows.isEmpty)
         #expect(try await temporary.store.versions() == before)
     }
+
+    @Test(arguments: StoreBackend.available.filter { $0 == .postgres })
+    func rowsStagedByAProcessThatStoppedAreDeletedByTheNextClaim(_ backend: StoreBackend) async throws {
+        let temporary = try await TestStore.open(backend)
+        defer { temporary.remove() }
+        let stopped = try await temporary.openAnother()
+        guard case .claimed = try await stopped.claimImport(of: .products) else {
+            Issue.record("the first claim was refused")
+            return
+        }
+        let staging = try await stopped.makeStaging()
+        _ = try await staging.stage([(0, Product(serialCode: "A", name: "A", category: "c", price: try Price(parsing: "1")))])
+        try await stopped.close()
+        let noStagedRows = """
+            DO $$ BEGIN IF EXISTS (SELECT 1 FROM staged_products) THEN RAISE EXCEPTION 'staged rows are left'; END IF; END $$
+            """
+        await #expect(throws: (any Error).self) { try await temporary.executeRaw(noStagedRows, []) }
+        var outcome = try await temporary.store.claimImport(of: .products)
+        for _ in 0..<50 {
+            if case .claimed = outcome { break }
+            try await Task.sleep(for: .milliseconds(100))
+            outcome = try await temporary.store.claimImport(of: .products)
+        }
+        guard case .claimed(let claim) = outcome else {
+            Issue.record("the claim of a stopped process was never let go")
+            return
+        }
+        await claim.release()
+        try await temporary.executeRaw(noStagedRows, [])
+    }
 }

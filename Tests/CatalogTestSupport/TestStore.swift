@@ -85,7 +85,13 @@ public struct TestStore: Sendable {
                         }
                         numbered += "$\(binds.count)"
                     }
-                    try await connection.query(PostgresQuery(unsafeSQL: numbered, binds: binds), logger: logger)
+                    // Closed whatever the statement does: a connection must not outlive its use unclosed.
+                    do {
+                        try await connection.query(PostgresQuery(unsafeSQL: numbered, binds: binds), logger: logger)
+                    } catch {
+                        try await connection.close()
+                        throw error
+                    }
                     try await connection.close()
                 }
             ) { store.close() }

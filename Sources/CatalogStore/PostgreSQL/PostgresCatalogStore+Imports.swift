@@ -32,6 +32,11 @@ extension PostgresCatalogStore {
                 var failed = 0
                 for try await _ in try await connection.query(query, logger: logger) { failed += 1 }
                 if failed > 0 { try await Self.bumpImportsVersion(connection, logger: logger) }
+                if source == .products {
+                    // Rows staged by a run whose replica stopped before it could discard them: no run of products is
+                    // in progress now, and an API write's staged rows are its own transaction's, unseen here.
+                    try await connection.query("DELETE FROM staged_products", logger: logger)
+                }
                 try await connection.query("COMMIT", logger: logger)
             } catch {
                 _ = try? await connection.query("ROLLBACK", logger: logger)

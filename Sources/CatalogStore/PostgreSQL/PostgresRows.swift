@@ -62,15 +62,16 @@ enum PostgresRows {
         }
     }
 
+    /// A product read from the columns of `productColumns`, which every product query selects first and in that
+    /// order: read by position, as a page reads a hundred of them and a lookup by name costs a hash each.
     static func product(_ row: PostgresRandomAccessRow) throws -> ProductRow {
+        func text(_ index: Int) throws -> String { try row[index].decode(String.self) }
+        func integer(_ index: Int) throws -> Int64 { try row[index].decode(Int64.self) }
         let product = Product(
-            serialCode: try row["serial_code"].decode(String.self), name: try row["name"].decode(String.self),
-            description: try row["description"].decode(String.self), category: try row["category"].decode(String.self),
-            brand: try row["brand"].decode(String.self),
-            price: Price(storedText: try row["price"].decode(String.self), micros: try row["price_micros"].decode(Int64.self)),
-            stock: Int(try row["stock"].decode(Int64.self)), updatedAt: try row["updated_at"].decode(String.self),
-            sourceURL: try row["source_url"].decode(String.self))
-        return ProductRow(product: product, source: try row["source"].decode(String.self), changedSeq: try row["changed_seq"].decode(Int64.self))
+            serialCode: try text(0), name: try text(1), description: try text(2), category: try text(3), brand: try text(4),
+            price: Price(storedText: try text(5), micros: try integer(6)), stock: Int(try integer(7)), updatedAt: try text(8),
+            sourceURL: try text(9))
+        return ProductRow(product: product, source: try text(10), changedSeq: try integer(11))
     }
 
     static func category(_ row: PostgresRandomAccessRow) throws -> CategoryRow {
