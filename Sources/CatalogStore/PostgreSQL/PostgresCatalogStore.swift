@@ -26,6 +26,7 @@ public struct PostgresCatalogStore: CatalogStore {
     public let location: PostgresLocation
     private let clientRun: Task<Void, Never>
     private let currentVersionsCheck = SharedCheck<StoreVersions>()
+    private let checkConnection: PostgresCheckConnection
 
     /// Connects to `location` (a pool of at most `poolSize` connections), waits up to `startupWait` for the
     /// server to answer, and applies pending migrations.
@@ -62,7 +63,8 @@ public struct PostgresCatalogStore: CatalogStore {
         let client = PostgresClient(configuration: location.clientConfiguration(poolSize: poolSize), backgroundLogger: logger)
         // The pool works only while it runs; it runs from the start so that migrations and start-up reads can use it.
         let store = PostgresCatalogStore(
-            client: client, logger: logger, connectionWait: connectionWait, location: location, clientRun: Task { await client.run() })
+            client: client, logger: logger, connectionWait: connectionWait, location: location, clientRun: Task { await client.run() },
+            checkConnection: PostgresCheckConnection(location: location, wait: connectionWait, logger: logger))
         await Task.yield()
         return store
     }
@@ -78,6 +80,7 @@ public struct PostgresCatalogStore: CatalogStore {
     /// Ends the pool's connections.
     public func close() {
         clientRun.cancel()
+        checkConnection.close()
     }
 
     // MARK: Transactions
@@ -172,10 +175,11 @@ public struct PostgresCatalogStore: CatalogStore {
     }
 
     /// A read of the versions that starts after the call, shared with the calls that arrive while the previous
-    /// read is on its way (`SharedCheck`): a replica's answer reflects every write acknowledged by any replica
-    /// before the call, and a burst of requests costs one round trip at a time rather than one each.
+    /// read is on its way (`SharedCheck`), on a connection of its own (`PostgresCheckConnection`): a replica's
+    /// answer reflects every write acknowledged by any replica before the call, and a burst of requests costs
+    /// one round trip at a time rather than one each.
     public func currentVersions() async throws -> StoreVersions {
-        try await currentVersionsCheck.value { try await versions() }
+        try await currentVersionsCheck.value { try await checkConnection.versions() }
     }
 
     /// The versions as columns of a row, for any statement that reports them with what it reads.

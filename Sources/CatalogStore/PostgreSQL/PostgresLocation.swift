@@ -68,20 +68,49 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         return configuration
     }
 
+    /// The TLS settings of `tls`, nil for none. As libpq does, only verify-full checks the server's certificate.
+    private var transportSecurity: (configuration: TLSConfiguration, required: Bool)? {
+        switch tls {
+        case .disable: nil
+        case .prefer: (Self.unchecked, false)
+        case .require: (Self.unchecked, true)
+        case .verifyFull: (.makeClientConfiguration(), true)
+        }
+    }
+
     func clientConfiguration(poolSize: Int) -> PostgresClient.Configuration {
         let tlsConfiguration: PostgresClient.Configuration.TLS
-        switch tls {
-        case .disable: tlsConfiguration = .disable
-        // As libpq does, only verify-full checks the server's certificate.
-        case .prefer: tlsConfiguration = .prefer(Self.unchecked)
-        case .require: tlsConfiguration = .require(Self.unchecked)
-        case .verifyFull: tlsConfiguration = .require(.makeClientConfiguration())
+        switch transportSecurity {
+        case .none: tlsConfiguration = .disable
+        case .some((let security, let required)): tlsConfiguration = required ? .require(security) : .prefer(security)
         }
         var configuration = PostgresClient.Configuration(
             host: host, port: port, username: username, password: password, database: database, tls: tlsConfiguration)
         configuration.options.maximumConnections = poolSize
         configuration.options.connectTimeout = .seconds(3)
         return configuration
+    }
+
+    /// The settings of a single connection outside the pool, given up after `connectTimeout`.
+    func connectionConfiguration(connectTimeout: Duration) throws -> PostgresConnection.Configuration {
+        let tlsConfiguration: PostgresConnection.Configuration.TLS
+        switch transportSecurity {
+        case .none: tlsConfiguration = .disable
+        case .some((let security, let required)):
+            let context = try NIOSSLContext(configuration: security)
+            tlsConfiguration = required ? .require(context) : .prefer(context)
+        }
+        var configuration = PostgresConnection.Configuration(
+            host: host, port: port, username: username, password: password, database: database, tls: tlsConfiguration)
+        configuration.options.connectTimeout = TimeAmount(connectTimeout)
+        return configuration
+    }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }
 

@@ -1,0 +1,72 @@
+import CatalogStore
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// The connection the per-GET version check runs on: its own, outside the pool, so that a check is one round
+/// trip with no lease, task or timer race around it (under load those cost more than the query). Opened on
+/// first use and again after a failure; a check without an answer within `wait` closes it and is
+/// `StoreUnavailable`, as a pooled call would be. `SharedCheck` runs one check at a time on it.
+final class PostgresCheckConnection: Sendable {
+    private let location: PostgresLocation
+    private let wait: Duration
+    private let logger: Logger
+    private let open = Mutex<PostgresConnection?>(nil)
+
+    init(location: PostgresLocation, wait: Duration, logger: Logger) {
+        self.location = location
+        self.wait = wait
+        self.logger = logger
+    }
+
+    func versions() async throws -> StoreVersions {
+        let connection = try await connected()
+        // Closing the connection fails the query at once: the bound holds whatever the server does.
+        let deadline = connection.eventLoop.scheduleTask(in: TimeAmount(wait)) { Self.end(connection) }
+        defer { deadline.cancel() }
+        do {
+            return try await PostgresCatalogStore.versions(connection, logger: logger)
+        } catch {
+            guard PostgresFailure.isConnectionFailure(error) || connection.isClosed else { throw error }
+            discard(connection)
+            throw StoreUnavailable(store: location.description, reason: PostgresFailure.describe(error))
+        }
+    }
+
+    func close() {
+        open.withLock { open in
+            open.map(Self.end)
+            open = nil
+        }
+    }
+
+    private func connected() async throws -> PostgresConnection {
+        if let connection = open.withLock({ $0 }), !connection.isClosed { return connection }
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(
+                configuration: try location.connectionConfiguration(connectTimeout: wait), id: 0, logger: logger)
+        } catch {
+            throw StoreUnavailable(store: location.description, reason: PostgresFailure.describe(error))
+        }
+        open.withLock { open in
+            open.map(Self.end)
+            open = connection
+        }
+        return connection
+    }
+
+    private func discard(_ connection: PostgresConnection) {
+        Self.end(connection)
+        open.withLock { open in
+            if open === connection { open = nil }
+        }
+    }
+
+    /// Starts closing `connection` without waiting: its pending query fails at once. The connection is kept until
+    /// it is closed (one released before would be a leak the driver asserts against).
+    private static func end(_ connection: PostgresConnection) {
+        let closing: EventLoopFuture<Void> = connection.close()
+        closing.whenComplete { _ in withExtendedLifetime(connection) {} }
+    }
+}
