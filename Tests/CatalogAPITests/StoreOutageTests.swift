@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import NIOCore
 import NIOPosix
 import PostgresStore
 import Testing
@@ -20,10 +21,27 @@ struct StoreOutageTests {
         return port
     }
 
+    /// A loopback listener that accepts connections and never says a word, as a server that hangs does.
+    static func silentServer() async throws -> any Channel {
+        try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).childChannelInitializer { _ in
+            MultiThreadedEventLoopGroup.singleton.any().makeSucceededVoidFuture()
+        }.bind(host: "127.0.0.1", port: 0).get()
+    }
+
     @Test func requestsAreAnswered503WithRetryAfterWithinFiveSecondsWhileHealthStaysUp() async throws {
+        try await checkOutage(port: try await Self.closedPort())
+    }
+
+    @Test func aServerThatAcceptsAndNeverAnswersIsAnOutageToo() async throws {
+        let server = try await Self.silentServer()
+        let port = try #require(server.localAddress?.port)
+        try await checkOutage(port: port)
+        try await server.close()
+    }
+
+    func checkOutage(port: Int) async throws {
         let logger = Logger(label: "catalogd-tests")
-        let location = PostgresLocation(
-            host: "127.0.0.1", port: try await Self.closedPort(), username: "catalogd", database: "catalog", tls: .disable)
+        let location = PostgresLocation(host: "127.0.0.1", port: port, username: "catalogd", database: "catalog", tls: .disable)
         // A shorter wait than the default 2 s: the bound checked is the 5 s the service promises, on a machine busy with other tests.
         let store = await PostgresCatalogStore.connect(location, poolSize: 3, connectionWait: .seconds(1), logger: logger)
         defer { store.close() }

@@ -42,18 +42,45 @@ final class PostgresCheckConnection: Sendable {
 
     private func connected() async throws -> PostgresConnection {
         if let connection = open.withLock({ $0 }), !connection.isClosed { return connection }
-        let connection: PostgresConnection
-        do {
-            connection = try await PostgresConnection.connect(
-                configuration: try location.connectionConfiguration(connectTimeout: wait), id: 0, logger: logger)
-        } catch {
-            throw StoreUnavailable(store: location.description, reason: PostgresFailure.describe(error))
-        }
+        let connection = try await connect()
         open.withLock { open in
             open.map(Self.end)
             open = connection
         }
         return connection
+    }
+
+    /// A new connection, or `StoreUnavailable` after `wait`: a server that accepts and then says nothing holds
+    /// the handshake up for as long as it likes, and the driver's timeout covers only the TCP connect.
+    private func connect() async throws -> PostgresConnection {
+        let (wait, logger) = (wait, logger)
+        let configuration = try location.connectionConfiguration(connectTimeout: wait)
+        do {
+            return try await withThrowingTaskGroup(of: PostgresConnection?.self) { group in
+                group.addTask { try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger) }
+                group.addTask {
+                    try await Task.sleep(for: wait)
+                    return nil
+                }
+                let first = try await group.next() ?? nil
+                group.cancelAll()
+                // A connection that was made after all is closed, never dropped open.
+                while true {
+                    do {
+                        guard let late = try await group.next() else { break }
+                        if let late { try? await late.close() }
+                    } catch {
+                        continue
+                    }
+                }
+                guard let first else { throw StoreUnavailable(store: location.description, reason: "no answer within \(wait)") }
+                return first
+            }
+        } catch let error as StoreUnavailable {
+            throw error
+        } catch {
+            throw StoreUnavailable(store: location.description, reason: PostgresFailure.describe(error))
+        }
     }
 
     private func discard(_ connection: PostgresConnection) {
