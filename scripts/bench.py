@@ -272,6 +272,17 @@ def measure_serving(args, processes, database, products, work):
     return results, serving_rss
 
 
+def run_facts(args, products):
+    """What every result file starts with: when, where, how much, and how hard wrk pushed."""
+    return {
+        "date": datetime.date.today().isoformat(),
+        "machine": f"{os.cpu_count()} cores, {platform.machine()}, {platform.system()} {platform.release()}",
+        "products": products,
+        "connections": args.connections,
+        "wrk_seconds": args.duration,
+    }
+
+
 def ratio(a, b):
     return a / b if b else float("nan")
 
@@ -417,11 +428,7 @@ def main():
         serving, memory = measure_serving(args, processes, database, products, work)
         database_bytes = os.path.getsize(database)
         result = {
-            "date": datetime.date.today().isoformat(),
-            "machine": f"{os.cpu_count()} cores, {platform.machine()}, {platform.system()} {platform.release()}",
-            "products": products,
-            "connections": args.connections,
-            "wrk_seconds": args.duration,
+            **run_facts(args, products),
             "imports": imports,
             "serving": serving,
             "memory": memory,

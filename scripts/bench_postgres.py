@@ -12,18 +12,16 @@ Loopback only; every wait is bounded; the cluster and every process are stopped 
 """
 
 import csv
-import datetime
 import glob
 import json
 import os
-import platform
 import re
 import shutil
 import subprocess
 import tempfile
 import time
 
-from bench import PAGE_SIZE, Processes, catalogd_import, ratio, run_wrk, start_catalogd, timed
+from bench import Processes, catalogd_import, ratio, run_facts, run_wrk, start_catalogd, timed
 from loopback import free_port, wait_for
 
 SCRIPTS = os.path.dirname(os.path.abspath(__file__))
@@ -197,11 +195,7 @@ def main(args, products):
         print("serving (wrk, pgbench)", flush=True)
         serving = measure_serving(args, processes, cluster, postgres, sqlite, work)
         result = {
-            "date": datetime.date.today().isoformat(),
-            "machine": f"{os.cpu_count()} cores, {platform.machine()}, {platform.system()} {platform.release()}",
-            "products": products,
-            "connections": args.connections,
-            "wrk_seconds": args.duration,
+            **run_facts(args, products),
             "imports": imports,
             "serving": serving,
             "targets": summarize(imports, serving),

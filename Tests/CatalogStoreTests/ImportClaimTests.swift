@@ -5,6 +5,16 @@ import Testing
 
 @Suite("One import of a source at a time, across processes and replicas")
 struct ImportClaimTests {
+    /// Claims products once a process that held them has stopped: the server notices a closed connection at
+    /// once, but is allowed up to 5 s all the same. Nil if it never lets go.
+    static func claimOnceReleased(_ store: any CatalogStore) async throws -> (any ImportClaim)? {
+        for _ in 0..<50 {
+            if case .claimed(let claim) = try await store.claimImport(of: .products) { return claim }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return nil
+    }
+
     @Test(arguments: StoreBackend.available)
     func aSecondProcessIsToldWhichRunHoldsTheSource(_ backend: StoreBackend) async throws {
         let temporary = try await TestStore.open(backend)
@@ -46,14 +56,7 @@ struct ImportClaimTests {
         }
         let orphan = try await stopped.beginImport(source: .products)
         try await stopped.close()
-        var outcome = try await temporary.store.claimImport(of: .products)
-        for _ in 0..<50 {
-            // The server notices a closed connection at once; allow it a moment all the same.
-            if case .claimed = outcome { break }
-            try await Task.sleep(for: .milliseconds(100))
-            outcome = try await temporary.store.claimImport(of: .products)
-        }
-        guard case .claimed(let claim) = outcome else {
+        guard let claim = try await Self.claimOnceReleased(temporary.store) else {
             Issue.record("the claim of a stopped process was never let go")
             return
         }
@@ -106,13 +109,7 @@ struct ImportClaimTests {
             DO $$ BEGIN IF EXISTS (SELECT 1 FROM staged_products) THEN RAISE EXCEPTION 'staged rows are left'; END IF; END $$
             """
         await #expect(throws: (any Error).self) { try await temporary.executeRaw(noStagedRows, []) }
-        var outcome = try await temporary.store.claimImport(of: .products)
-        for _ in 0..<50 {
-            if case .claimed = outcome { break }
-            try await Task.sleep(for: .milliseconds(100))
-            outcome = try await temporary.store.claimImport(of: .products)
-        }
-        guard case .claimed(let claim) = outcome else {
+        guard let claim = try await Self.claimOnceReleased(temporary.store) else {
             Issue.record("the claim of a stopped process was never let go")
             return
         }
