@@ -120,6 +120,11 @@ struct ChangesController<Context: RequestContext> {
         writer.objectEnd()
     }
 
+    /// The last event of a stream the server ends: where the client resumes.
+    static func shutdownEvent(resumingFrom last: Int64) -> ByteBuffer {
+        ByteBuffer(string: "event: shutdown\ndata: {\"resume_from\": \(last)}\n\n")
+    }
+
     /// Streams every change after `since` as `id: seq` / `data: change` events, with a comment as heartbeat.
     private func stream(since: Int64, entity: Change.Entity?) async throws -> Response {
         // Answer 410 before the stream starts rather than inside it.
@@ -140,7 +145,12 @@ struct ChangesController<Context: RequestContext> {
                 defer { streams.decrement() }
                 var last = since
                 try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
-                streaming: while !Task.isCancelled {
+                streaming: while true {
+                    if Task.isCancelled {
+                        // Ended from outside (the server stopping, the connection closing): still say where to resume.
+                        try? await writer.write(Self.shutdownEvent(resumingFrom: last))
+                        break streaming
+                    }
                     let slice: ChangeSlice
                     do {
                         slice = try await store.changes(since: last, limit: batchSize, entity: entity)
@@ -166,7 +176,7 @@ struct ChangesController<Context: RequestContext> {
                     }
                     last = max(last, slice.lastSeq)
                     guard let seq = await notifier.wait(after: last, timeout: heartbeatInterval) else {
-                        try await writer.write(ByteBuffer(string: "event: shutdown\ndata: {\"resume_from\": \(last)}\n\n"))
+                        try await writer.write(Self.shutdownEvent(resumingFrom: last))
                         break streaming
                     }
                     if seq <= last { try await writer.write(ByteBuffer(string: ": heartbeat\n\n")) }
