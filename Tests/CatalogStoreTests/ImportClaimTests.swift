@@ -5,11 +5,21 @@ import Testing
 
 @Suite("One import of a source at a time, across processes and replicas")
 struct ImportClaimTests {
-    /// Claims products once a process that held them has stopped: the server notices a closed connection at
-    /// once, but is allowed up to 5 s all the same. Nil if it never lets go.
-    static func claimOnceReleased(_ store: any CatalogStore) async throws -> (any ImportClaim)? {
+    /// Another process claims products, does `work` and stops without a word (its store, its connections, its lock
+    /// file go); then this store claims them, allowed up to 5 s for the server to notice (it does at once). Nil when
+    /// either claim is refused.
+    static func claimAfterAProcessThatStops(
+        _ temporary: TestStore, after work: (any CatalogStore) async throws -> Void
+    ) async throws -> (any ImportClaim)? {
+        let stopped = try await temporary.openAnother()
+        guard case .claimed = try await stopped.claimImport(of: .products) else {
+            try await stopped.close()
+            return nil
+        }
+        try await work(stopped)
+        try await stopped.close()
         for _ in 0..<50 {
-            if case .claimed(let claim) = try await store.claimImport(of: .products) { return claim }
+            if case .claimed(let claim) = try await temporary.store.claimImport(of: .products) { return claim }
             try await Task.sleep(for: .milliseconds(100))
         }
         return nil
@@ -48,20 +58,14 @@ struct ImportClaimTests {
     func aRunLeftRunningByAProcessThatStoppedIsFailedByTheNextClaim(_ backend: StoreBackend) async throws {
         let temporary = try await TestStore.open(backend)
         defer { temporary.remove() }
-        // A process claims, starts a run and stops without a word: its store (its connections, its lock file) goes.
-        let stopped = try await temporary.openAnother()
-        guard case .claimed = try await stopped.claimImport(of: .products) else {
-            Issue.record("the first claim was refused")
-            return
-        }
-        let orphan = try await stopped.beginImport(source: .products)
-        try await stopped.close()
-        guard let claim = try await Self.claimOnceReleased(temporary.store) else {
-            Issue.record("the claim of a stopped process was never let go")
+        var orphan: ImportReport?
+        guard let claim = try await Self.claimAfterAProcessThatStops(temporary, after: { orphan = try await $0.beginImport(source: .products) })
+        else {
+            Issue.record("a claim was refused, or the claim of a stopped process was never let go")
             return
         }
         await claim.release()
-        let report = try await temporary.store.importReport(id: orphan.id).0
+        let report = try await temporary.store.importReport(id: try #require(orphan).id).0
         #expect(report?.status == .failed)
         #expect(report?.error?.hasPrefix("interrupted:") == true)
     }
@@ -97,20 +101,19 @@ struct ImportClaimTests {
     func rowsStagedByAProcessThatStoppedAreDeletedByTheNextClaim(_ backend: StoreBackend) async throws {
         let temporary = try await TestStore.open(backend)
         defer { temporary.remove() }
-        let stopped = try await temporary.openAnother()
-        guard case .claimed = try await stopped.claimImport(of: .products) else {
-            Issue.record("the first claim was refused")
-            return
-        }
-        let staging = try await stopped.makeStaging()
-        _ = try await staging.stage([(0, Product(serialCode: "A", name: "A", category: "c", price: try Price(parsing: "1")))])
-        try await stopped.close()
         let noStagedRows = """
             DO $$ BEGIN IF EXISTS (SELECT 1 FROM staged_products) THEN RAISE EXCEPTION 'staged rows are left'; END IF; END $$
             """
-        await #expect(throws: (any Error).self) { try await temporary.executeRaw(noStagedRows, []) }
-        guard let claim = try await Self.claimOnceReleased(temporary.store) else {
-            Issue.record("the claim of a stopped process was never let go")
+        guard
+            let claim = try await Self.claimAfterAProcessThatStops(
+                temporary,
+                after: { stopped in
+                    let staging = try await stopped.makeStaging()
+                    _ = try await staging.stage([(0, Product(serialCode: "A", name: "A", category: "c", price: try Price(parsing: "1")))])
+                    await #expect(throws: (any Error).self) { try await temporary.executeRaw(noStagedRows, []) }
+                })
+        else {
+            Issue.record("a claim was refused, or the claim of a stopped process was never let go")
             return
         }
         await claim.release()
