@@ -73,7 +73,8 @@ extension PostgresCatalogStore {
         _ listing: PostgresListing, _ connection: PostgresConnection, request: PageRequest, conditions: PostgresConditions,
         count: String? = nil, decode: (PostgresRandomAccessRow) throws -> Row, complete: (inout [Row]) async throws -> Void = { _ in }
     ) async throws -> Page<Row> {
-        var page = try await listing.page(connection, request: request, conditions: conditions, count: count, logger: logger, decode: decode)
+        var page = try await listing.page(
+            connection, request: request, conditions: conditions, count: count, store: description, logger: logger, decode: decode)
         try await complete(&page.rows)
         return page
     }

@@ -53,8 +53,8 @@ struct PostgresListing {
     /// the pages on either side when there are rows there, the count over all pages (`count`, a scalar query
     /// on the same parameters, when the caller knows a cheaper one) and the versions.
     func page<Row: Sendable>(
-        _ connection: PostgresConnection, request: PageRequest, conditions: PostgresConditions, count: String?, logger: Logger,
-        decode: (PostgresRandomAccessRow) throws -> Row
+        _ connection: PostgresConnection, request: PageRequest, conditions: PostgresConditions, count: String?, store: String,
+        logger: Logger, decode: (PostgresRandomAccessRow) throws -> Row
     ) async throws -> Page<Row> {
         let resolved = try ordering.resolve(request)
         let (descending, cursor) = (resolved.descending, resolved.cursor)
@@ -101,7 +101,7 @@ struct PostgresListing {
                 if try !row["page_has_rows"].decode(Bool.self) { metaRow = row }
             }
         }
-        guard let metaRow else { throw StoreUnavailable(store: table, reason: "the list kept changing while its empty page was read") }
+        guard let metaRow else { throw StoreUnavailable(store: store, reason: "the \(table) kept changing while an empty page of them was read") }
         let total = Int(try metaRow["listing_count"].decode(Int64.self))
         let beyond = try metaRow["beyond_cursor"].decode(Bool.self)
         let versions = try PostgresCatalogStore.versions(from: metaRow)
