@@ -7,9 +7,16 @@ import Hummingbird
 struct Representations {
     /// This service's base URL for the request being answered.
     let base: String
+    /// Where product addresses start, built once per page rather than once per row.
+    private let productsBase: String
+
+    init(base: String) {
+        self.base = base
+        productsBase = base + "/products/"
+    }
 
     func filmURL(_ episodeID: Int) -> String { "\(base)/films/\(episodeID)/" }
-    func productURL(_ serialCode: String) -> String { "\(base)/products/\(PathComponent.encode(serialCode))/" }
+    func productURL(_ serialCode: String) -> String { "\(productsBase)\(PathComponent.encode(serialCode))/" }
     func categoryURL(_ name: String) -> String { "\(base)/categories/\(PathComponent.encode(name))/" }
     func importURL(_ id: Int64) -> String { "\(base)/imports/\(id)/" }
 
@@ -47,12 +54,14 @@ struct Representations {
     func product(_ row: ProductRow, into writer: inout JSONWriter) {
         let product = row.product
         writer.objectStart()
-        for (name, value) in [
-            ("serial_code", product.serialCode), ("name", product.name), ("description", product.description), ("category", product.category),
-        ] {
-            writer.key(name)
-            writer.string(value)
-        }
+        writer.key("serial_code")
+        writer.string(product.serialCode)
+        writer.key("name")
+        writer.string(product.name)
+        writer.key("description")
+        writer.string(product.description)
+        writer.key("category")
+        writer.string(product.category)
         writer.key("brand")
         writer.string(product.brand)
         writer.key("price")
@@ -62,7 +71,7 @@ struct Representations {
         writer.key("updated_at")
         writer.string(product.updatedAt)
         writer.key("url")
-        writer.string(productURL(product.serialCode))
+        writer.string(productsBase, PathComponent.encode(product.serialCode), "/")
         writer.key("source_url")
         writer.string(product.sourceURL)
         writer.key("source")

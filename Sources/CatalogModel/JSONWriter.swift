@@ -100,8 +100,24 @@ public struct JSONWriter: Sendable {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
+    /// Writes `prefix`, `text` and `suffix` as one string: an address made of a base, a key and a path, without
+    /// building it first (pages write one per row).
+    public mutating func string(_ prefix: String, _ text: String, _ suffix: String) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        appendEscaping(prefix)
+        appendEscaping(text)
+        appendEscaping(suffix)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
     private mutating func appendQuoted(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
+        appendEscaping(text)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func appendEscaping(_ text: String) {
         var text = text
         text.withUTF8 { utf8 in
             // Runs that need no escaping (nearly all text) are copied whole; rendering pages spends most of its time here.
@@ -113,7 +129,6 @@ public struct JSONWriter: Sendable {
             }
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 
     private mutating func appendEscaped(_ byte: UInt8) {

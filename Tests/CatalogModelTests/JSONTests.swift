@@ -54,6 +54,11 @@ struct JSONTests {
             writer.key("k\(index)")
             writer.string(string)
         }
+        // An address written in three parts is one string, each part escaped as a whole string would be.
+        for (index, string) in strings.enumerated() {
+            writer.key("joined\(index)")
+            writer.string(string, "\"/\(index)\\", string)
+        }
         writer.key("price")
         writer.number(literal: "19.90")
         writer.key("none")
@@ -62,6 +67,7 @@ struct JSONTests {
         let value = try JSONParser.parse(writer.bytes)
         for (index, string) in strings.enumerated() {
             #expect(value["k\(index)"] == .string(string))
+            #expect(value["joined\(index)"] == .string(string + "\"/\(index)\\" + string))
         }
         #expect(value["price"] == .number("19.90"))
         #expect(value["none"] == .null)

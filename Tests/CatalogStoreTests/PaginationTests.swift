@@ -29,6 +29,19 @@ struct PaginationTests {
         return rows
     }
 
+    @Test func aCursorIsUnpaddedBase64URLOfItsJSONAndReadsBack() throws {
+        // Keys of 1 to 9 characters cover every length modulo 3; "~" and "?" give the sextets base64 writes as + and /.
+        for key in (1...9).map({ String(repeating: "~", count: $0) }) + ["é?>", "a\"b"] {
+            let cursor = ListCursor(ordering: "name", direction: .next, sortValue: .integer(-42), key: .text(key))
+            let text = cursor.encoded()
+            let json = #"{"o":"name","d":"n","v":-42,"k":"\#(key.replacingOccurrences(of: "\"", with: "\\\""))"}"#
+            let expected = Data(json.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(text == expected)
+            #expect(try ListCursor(decoding: text) == cursor)
+        }
+    }
+
     @Test(arguments: StoreBackend.available, ["serial_code", "-price", "name", "stock", "-updated_at", "category"])
     func everyRowAppearsOnceInOrder(backend: StoreBackend, ordering: String) async throws {
         let temporary = try await TestStore.open(backend)

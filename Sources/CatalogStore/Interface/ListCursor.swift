@@ -58,8 +58,28 @@ public struct ListCursor: Sendable, Equatable {
             }
         }
         writer.objectEnd()
-        return Data(writer.bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return Self.base64URL(writer.bytes)
+    }
+
+    private static let base64URLAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// Unpadded base64url (RFC 4648 §5), written directly: a page issues two cursors, and Foundation's encoder
+    /// followed by three replacements cost as much as rendering a dozen rows.
+    static func base64URL(_ bytes: [UInt8]) -> String {
+        let alphabet = base64URLAlphabet
+        var text: [UInt8] = []
+        text.reserveCapacity((bytes.count * 4 + 2) / 3)
+        var index = 0
+        while index < bytes.count {
+            let remaining = bytes.count - index
+            let chunk =
+                UInt32(bytes[index]) << 16 | (remaining > 1 ? UInt32(bytes[index + 1]) << 8 : 0) | (remaining > 2 ? UInt32(bytes[index + 2]) : 0)
+            for position in 0..<min(4, remaining + 1) {
+                text.append(alphabet[Int((chunk >> (18 - 6 * UInt32(position))) & 0x3F)])
+            }
+            index += 3
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// A sort value or key read back: the sorted columns hold integers and text, so anything else names no page.
