@@ -16,7 +16,14 @@ struct Representations {
     }
 
     func filmURL(_ episodeID: Int) -> String { "\(base)/films/\(episodeID)/" }
-    func productURL(_ serialCode: String) -> String { "\(productsBase)\(PathComponent.encode(serialCode))/" }
+    func productURL(_ serialCode: String) -> String {
+        let parts = productURLParts(serialCode)
+        return parts.start + parts.key + parts.end
+    }
+    /// A product's address in the parts a page writes without joining them.
+    private func productURLParts(_ serialCode: String) -> (start: String, key: String, end: String) {
+        (productsBase, PathComponent.encode(serialCode), "/")
+    }
     func categoryURL(_ name: String) -> String { "\(base)/categories/\(PathComponent.encode(name))/" }
     func importURL(_ id: Int64) -> String { "\(base)/imports/\(id)/" }
 
@@ -71,7 +78,8 @@ struct Representations {
         writer.key("updated_at")
         writer.string(product.updatedAt)
         writer.key("url")
-        writer.string(productsBase, PathComponent.encode(product.serialCode), "/")
+        let url = productURLParts(product.serialCode)
+        writer.string(url.start, url.key, url.end)
         writer.key("source_url")
         writer.string(product.sourceURL)
         writer.key("source")
