@@ -122,52 +122,78 @@ public struct NDJSONDecoder {
     public init() {}
 
     /// The records of every line completed by `chunk`.
-    public mutating func feed(_ chunk: some BidirectionalCollection<UInt8>) throws(FeedError) -> [Result<JSONValue, RecordError>] {
+    public mutating func feed(_ chunk: some Collection<UInt8>) throws(FeedError) -> [Result<JSONValue, RecordError>] {
+        // Lines are found and parsed over contiguous bytes: a generic search over the collection cost more
+        // than parsing the lines (an NDJSON import of 100,000 products spent a third of its reading in it).
+        let result =
+            chunk.withContiguousStorageIfAvailable { feed(contiguous: $0) } ?? Array(chunk).withUnsafeBufferPointer { feed(contiguous: $0) }
+        return try result.get()
+    }
+
+    private mutating func feed(contiguous chunk: UnsafeBufferPointer<UInt8>) -> Result<[Result<JSONValue, RecordError>], FeedError> {
         var records: [Result<JSONValue, RecordError>] = []
-        var lineStart = chunk.startIndex
-        while let newline = chunk[lineStart...].firstIndex(of: UInt8(ascii: "\n")) {
+        var lineStart = 0
+        while let newline = Self.newline(in: chunk, from: lineStart) {
             if pending.isEmpty {
-                Self.decodeLine(chunk[lineStart..<newline], into: &records)
+                Self.decodeLine(UnsafeBufferPointer(rebasing: chunk[lineStart..<newline]), into: &records)
             } else {
-                pending.append(contentsOf: chunk[lineStart..<newline])
-                Self.decodeLine(pending[...], into: &records)
+                pending.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[lineStart..<newline]))
+                pending.withUnsafeBufferPointer { Self.decodeLine($0, into: &records) }
                 pending.removeAll(keepingCapacity: true)
             }
-            lineStart = chunk.index(after: newline)
+            lineStart = newline + 1
         }
-        pending.append(contentsOf: chunk[lineStart...])
+        pending.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[lineStart...]))
         guard pending.count <= Self.maximumLineBytes else {
-            throw FeedError("an NDJSON line is longer than \(Self.maximumLineBytes) bytes")
+            return .failure(FeedError("an NDJSON line is longer than \(Self.maximumLineBytes) bytes"))
         }
-        return records
+        return .success(records)
     }
 
     /// The record of a last line that has no newline; throws when that line is cut off.
     public mutating func finish() throws(FeedError) -> [Result<JSONValue, RecordError>] {
         defer { pending.removeAll() }
-        guard Self.hasContent(pending[...]) else { return [] }
-        do {
-            return [.success(try JSONParser.parse(Self.trimmingCarriageReturn(pending[...])))]
-        } catch {
-            throw FeedError("NDJSON body ends in a cut-off line: \(error)")
+        let parsed = pending.withUnsafeBufferPointer { bytes -> Result<JSONValue, JSONParseError>? in
+            let line = Self.trimmingCarriageReturn(bytes)
+            guard Self.hasContent(line) else { return nil }
+            do throws(JSONParseError) {
+                return .success(try JSONParser.parse(line))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch parsed {
+        case nil: return []
+        case .success(let value): return [.success(value)]
+        case .failure(let error): throw FeedError("NDJSON body ends in a cut-off line: \(error)")
         }
     }
 
-    private static func decodeLine<Line: BidirectionalCollection<UInt8>>(_ line: Line, into records: inout [Result<JSONValue, RecordError>]) {
+    private static func newline(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        var index = start
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "\n") { return index }
+            index += 1
+        }
+        return nil
+    }
+
+    private static func decodeLine(_ line: UnsafeBufferPointer<UInt8>, into records: inout [Result<JSONValue, RecordError>]) {
+        let line = trimmingCarriageReturn(line)
         guard hasContent(line) else { return }
         do {
-            records.append(.success(try JSONParser.parse(trimmingCarriageReturn(line))))
+            records.append(.success(try JSONParser.parse(line)))
         } catch {
             records.append(.failure(RecordError("line is not JSON: \(error)")))
         }
     }
 
-    private static func trimmingCarriageReturn<Line: BidirectionalCollection<UInt8>>(_ line: Line) -> Line.SubSequence {
-        line.last == UInt8(ascii: "\r") ? line.dropLast() : line[...]
+    private static func trimmingCarriageReturn(_ line: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        line.last == UInt8(ascii: "\r") ? UnsafeBufferPointer(rebasing: line.dropLast()) : line
     }
 
-    private static func hasContent<Line: Collection<UInt8>>(_ line: Line) -> Bool {
-        line.contains { ![UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r")].contains($0) }
+    private static func hasContent(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        line.contains { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") && $0 != UInt8(ascii: "\r") }
     }
 }
 
