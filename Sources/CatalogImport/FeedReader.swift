@@ -14,6 +14,8 @@ public struct FeedReader {
     let previousPages: [String: FeedPageState]
     let deadline: ContinuousClock.Instant
     let inMemoryProductLimit: Int
+    /// Whether products go to the store's streamed listing, when it has one, as they are read.
+    let streamsProducts: Bool
     /// Called after each page with the number of pages and records read so far.
     let progress: @Sendable (_ pages: Int, _ records: Int) -> Void
 
@@ -127,7 +129,7 @@ public struct FeedReader {
     }
 
     private func productPass(from start: String, pageSize: Int, conditional: Bool, report: inout ImportReport) async throws -> Pass {
-        var stager = Stager(store: store, inMemoryLimit: inMemoryProductLimit)
+        var stager = Stager(store: store, inMemoryLimit: inMemoryProductLimit, streams: streamsProducts)
         do {
             let pass = try await productPass(from: start, pageSize: pageSize, conditional: conditional, stager: &stager, report: &report)
             if case .complete = pass { return pass }
@@ -215,19 +217,23 @@ public struct FeedReader {
         return .complete(CompletedListing(records: stager.listing, pages: pages))
     }
 
-    /// Validates product records and numbers them across pages; keeps them in memory up to
-    /// `inMemoryProductLimit`, then moves them to the store's staging and stages the rest in batches.
+    /// Validates product records and numbers them across pages; hands them in batches to the store's streamed
+    /// listing when it has one (the store writes them while the next pages are read), else keeps them in memory
+    /// up to `inMemoryProductLimit`, then moves them to the store's staging and stages the rest in batches.
     struct Stager {
         let store: any CatalogStore
         let inMemoryLimit: Int
+        /// Whether to ask the store for a streamed listing at the first product.
+        private var streams: Bool
         var nextIndex = 0
         var inMemory = KeyedCollector<Product>()
         private(set) var staging: (any ImportStaging)?
         var batch: [(index: Int, product: Product)] = []
 
-        init(store: any CatalogStore, inMemoryLimit: Int) {
+        init(store: any CatalogStore, inMemoryLimit: Int, streams: Bool) {
             self.store = store
             self.inMemoryLimit = inMemoryLimit
+            self.streams = streams
         }
 
         /// The records read, for the store to apply.
@@ -282,6 +288,10 @@ public struct FeedReader {
         }
 
         private mutating func add(_ product: Product, index: Int, report: inout ImportReport) async throws {
+            if streams {
+                streams = false
+                staging = try await store.makeStreamedListing(of: .products)
+            }
             guard staging != nil else {
                 if let replaced = inMemory.add(product, index: index) { report.reject(replaced) }
                 if inMemory.records.count > inMemoryLimit {

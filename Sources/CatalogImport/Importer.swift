@@ -43,20 +43,24 @@ public actor Importer {
     private let locations: FeedLocations
     private let logger: Logger
     private let inMemoryProductLimit: Int
+    private let streamsProducts: Bool
     private let onCompletion: @Sendable (ImportReport, Duration) -> Void
     private var running: [FeedSource: (id: Int64, task: Task<ImportReport, Never>)] = [:]
     private var isShuttingDown = false
 
     /// - Parameters:
     ///   - inMemoryProductLimit: listings longer than this are staged by the store rather than held in memory.
+    ///   - streamsProducts: whether products are written while they are read, when the store can (its streamed
+    ///     listing); otherwise a listing is read whole before it is written, as for a store that cannot.
     ///   - onCompletion: told of every run's final report and duration, once it is recorded (for metrics).
     public init(
         store: any CatalogStore, locations: FeedLocations, client: UpstreamClient, logger: Logger,
-        inMemoryProductLimit: Int = FeedReader.defaultInMemoryProductLimit,
+        inMemoryProductLimit: Int = FeedReader.defaultInMemoryProductLimit, streamsProducts: Bool = true,
         onCompletion: @escaping @Sendable (ImportReport, Duration) -> Void = { _, _ in }
     ) {
         self.store = store
         self.inMemoryProductLimit = inMemoryProductLimit
+        self.streamsProducts = streamsProducts
         self.locations = locations
         self.client = client
         self.logger = logger
@@ -170,27 +174,18 @@ public actor Importer {
         logger.info("importing \(report.source.rawValue) from \(location)")
         let outcome: ImportReport
         do {
-            let previousPages = try await store.feedPages(source: report.source)
-            // The pages of one run share connections; the next run, maybe an interval later, opens its own.
-            let listing = try await client.withSharedConnections { client in
-                let reader = FeedReader(
-                    client: client, store: store, previousPages: previousPages, deadline: started + client.policy.runTimeout,
-                    inMemoryProductLimit: inMemoryProductLimit, progress: progress)
-                switch report.source {
-                case .films: return try await reader.readFilms(from: location, report: &report)
-                case .products: return try await reader.readProducts(from: location, pageSize: locations.productPageSize, report: &report)
-                }
-            }
-            let read = Self.milliseconds(since: started)
-            let completion: Result<ImportReport, any Error>
+            let read: Int64
+            let initial = report
             do {
-                try Task.checkCancellation()
-                completion = .success(try await store.completeImport(report, listing: listing, under: claim))
-            } catch {
-                completion = .failure(error)
+                (outcome, read) = try await readAndApply(
+                    &report, location: location, claim: claim, started: started, streams: streamsProducts, progress: progress)
+            } catch let repeated as RepeatedListingKey {
+                // Written as it was read, the listing cannot take a key twice: read whole, the earlier record is rejected.
+                logger.info("\(repeated); reading it again whole")
+                report = initial
+                (outcome, read) = try await readAndApply(
+                    &report, location: location, claim: claim, started: started, streams: false, progress: progress)
             }
-            if case .stagedProducts(let staging) = listing.records { await staging.discard() }
-            outcome = try completion.get()
             let total = Self.milliseconds(since: started)
             logger.info(
                 "\(outcome.summary) in \(total) ms (\(read) ms reading and checking the feed, \(total - read) ms writing)",
@@ -221,6 +216,35 @@ public actor Importer {
         await claim.release()
         await finished(report.source)
         return outcome
+    }
+
+    /// Reads the listing of `report`'s source and applies it in one transaction; returns the final report and
+    /// when reading ended, in milliseconds since `started` (a streamed listing is written while it is read).
+    private nonisolated func readAndApply(
+        _ report: inout ImportReport, location: String, claim: any ImportClaim, started: ContinuousClock.Instant, streams: Bool,
+        progress: @escaping @Sendable (Int, Int) -> Void
+    ) async throws -> (ImportReport, Int64) {
+        let previousPages = try await store.feedPages(source: report.source)
+        // The pages of one run share connections; the next run, maybe an interval later, opens its own.
+        let listing = try await client.withSharedConnections { client in
+            let reader = FeedReader(
+                client: client, store: store, previousPages: previousPages, deadline: started + client.policy.runTimeout,
+                inMemoryProductLimit: inMemoryProductLimit, streamsProducts: streams, progress: progress)
+            switch report.source {
+            case .films: return try await reader.readFilms(from: location, report: &report)
+            case .products: return try await reader.readProducts(from: location, pageSize: locations.productPageSize, report: &report)
+            }
+        }
+        let read = Self.milliseconds(since: started)
+        let completion: Result<ImportReport, any Error>
+        do {
+            try Task.checkCancellation()
+            completion = .success(try await store.completeImport(report, listing: listing, under: claim))
+        } catch {
+            completion = .failure(error)
+        }
+        if case .stagedProducts(let staging) = listing.records { await staging.discard() }
+        return (try completion.get(), read)
     }
 
     static func milliseconds(since start: ContinuousClock.Instant) -> Int64 {

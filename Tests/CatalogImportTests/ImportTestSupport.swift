@@ -45,12 +45,13 @@ struct ImportHarness {
 
     func importer(
         productsPath: String = "/products", pageSize: Int = 7, policy: UpstreamPolicy = quickPolicy,
-        inMemoryProductLimit: Int = FeedReader.defaultInMemoryProductLimit
+        inMemoryProductLimit: Int = FeedReader.defaultInMemoryProductLimit, streamsProducts: Bool = true
     ) -> Importer {
         Importer(
             store: store,
             locations: FeedLocations(films: "\(baseURL)/api/films/", products: baseURL + productsPath, productPageSize: pageSize),
-            client: UpstreamClient(policy: policy, logger: logger), logger: logger, inMemoryProductLimit: inMemoryProductLimit)
+            client: UpstreamClient(policy: policy, logger: logger), logger: logger, inMemoryProductLimit: inMemoryProductLimit,
+            streamsProducts: streamsProducts)
     }
 
     /// Every product as the store has it, in key order, for before/after comparisons.

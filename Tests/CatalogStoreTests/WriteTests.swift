@@ -94,6 +94,25 @@ struct StoreWriteTests {
         #expect(page.count == 2)
     }
 
+    /// An empty table is written without comparing (every row is new), except a key this write already wrote.
+    @Test func aKeyRepeatedInALaterBatchOfAWriteIntoAnEmptyStoreIsComparedWithWhatThatWriteStored() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let store = temporary.store
+        var products = try (0..<150).map { try product(String(format: "P%03d", $0), category: "c\($0 % 3)") }
+        products[120] = try product("P005", category: "c9", name: "written twice")
+        let counts = try await store.upsertProducts(products, author: "api")
+        #expect(counts == WriteCounts(inserted: 149, updated: 1))
+        let repeated = try await store.product(serialCode: "P005").0?.product
+        #expect(repeated?.name == "written twice" && repeated?.category == "c9")
+        let lastSeq = try await store.versions().lastSeq
+        #expect(lastSeq == 150)
+        let problems = try await store.check()
+        #expect(problems.isEmpty)
+        let categories = try await store.categories(CategoryFilter(), page: PageRequest()).rows.map { "\($0.name) \($0.productCount)" }
+        #expect(categories == ["c0 49", "c1 50", "c2 49", "c9 1"])
+    }
+
     @Test func anImportMirrorsItsListingButNeverDeletesAPIRows() async throws {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }

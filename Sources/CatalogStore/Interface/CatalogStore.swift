@@ -82,6 +82,11 @@ public protocol CatalogStore: Service, CustomStringConvertible {
     /// A place for a listing too big to keep in memory while it is read; the store stays untouched until
     /// `completeImport` applies it.
     func makeStaging() async throws -> any ImportStaging
+    /// A listing of `source` written while it is read, inside the run's one transaction, so that writing overlaps
+    /// reading; nil when the engine writes a listing only once it is complete. It takes each key once: a key it
+    /// was given before fails it with `RepeatedListingKey`. `completeImport` applies it like any staged listing,
+    /// and discarding it rolls back everything it wrote.
+    func makeStreamedListing(of source: FeedSource) async throws -> (any ImportStaging)?
     /// Mirrors a complete listing, remembers its pages and finishes the report, in one transaction: readers see
     /// the previous state until the commit and never half of a run; nothing is applied unless `claim` (of the
     /// report's source) is still held.
@@ -93,6 +98,9 @@ public protocol CatalogStore: Service, CustomStringConvertible {
 }
 
 extension CatalogStore {
+    /// No streamed listings: a listing is written once it is complete.
+    public func makeStreamedListing(of source: FeedSource) async throws -> (any ImportStaging)? { nil }
+
     /// Changes after `since` of every entity.
     public func changes(since: Int64, limit: Int) async throws -> ChangeSlice {
         try await changes(since: since, limit: limit, entity: nil)

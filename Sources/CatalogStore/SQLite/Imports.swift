@@ -78,8 +78,10 @@ extension SQLiteCatalogStore {
     /// readers see the previous state until the commit and never half of a run. The claim, a lock on a file,
     /// cannot be lost while this process lives, so there is nothing to check about it.
     public func completeImport(_ report: ImportReport, listing: CompletedListing, under claim: any ImportClaim) async throws -> ImportReport {
-        try await database.write { db in
-            var report = report
+        if case .stagedProducts(let staging as SQLiteStreamedListing) = listing.records {
+            return try await staging.complete(report, pages: listing.pages)
+        }
+        return try await database.write { db in
             var log = try ChangeLog(db, author: report.source.author)
             let counts: WriteCounts
             let mode = WriteMode.mirror(report.source)
@@ -91,17 +93,26 @@ extension SQLiteCatalogStore {
                 counts = try ProductWriter.apply(staging, mode: mode, db: db, log: &log)
             case .unchanged(let records): counts = WriteCounts(unchanged: records)
             }
-            try log.finish()
-            report.succeed(with: counts)
-            try db.execute(sql: "DELETE FROM feed_pages WHERE source = ?", arguments: [report.source.rawValue])
-            for page in listing.pages {
-                try db.execute(
-                    sql: "INSERT INTO feed_pages (source, url, etag, last_modified, next_url, total, records) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    arguments: [report.source.rawValue, page.url, page.etag, page.lastModified, page.nextURL, page.total, page.records])
-            }
-            try Self.saveReport(report, db)
-            return report
+            return try Self.finishImport(report, counts: counts, pages: listing.pages, log: log, db)
         }
+    }
+
+    /// The end of an import's transaction once its listing is written: the versions, the pages for the next
+    /// run's conditional requests and the succeeded report.
+    static func finishImport(_ report: ImportReport, counts: WriteCounts, pages: [FeedPageState], log: ChangeLog, _ db: Database) throws
+        -> ImportReport
+    {
+        var report = report
+        try log.finish()
+        report.succeed(with: counts)
+        try db.execute(sql: "DELETE FROM feed_pages WHERE source = ?", arguments: [report.source.rawValue])
+        for page in pages {
+            try db.execute(
+                sql: "INSERT INTO feed_pages (source, url, etag, last_modified, next_url, total, records) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                arguments: [report.source.rawValue, page.url, page.etag, page.lastModified, page.nextURL, page.total, page.records])
+        }
+        try saveReport(report, db)
+        return report
     }
 
     /// Records a failed run; the catalogue itself is untouched.

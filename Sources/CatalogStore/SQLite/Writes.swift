@@ -74,12 +74,18 @@ struct ProductWriter {
     private var pending: [Product] = []
     private var pendingKeys: Set<String> = []
     private(set) var counts = WriteCounts()
+    /// Whether the table had no row when the writer began (a first import): a row it writes is then new
+    /// unless this writer wrote its key before, so there is nothing to compare, and nothing to delete.
+    private let startedEmpty: Bool
+    /// The keys written so far, kept only while `startedEmpty`.
+    private var written: Set<String> = []
 
     private static let columns = ProductColumn.values.map(\.rawValue)
 
-    init(db: Database, mode: WriteMode) {
+    init(db: Database, mode: WriteMode) throws {
         self.db = db
         self.mode = mode
+        startedEmpty = try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM products)") ?? false
         let ownsSource: Bool
         switch mode {
         case .mirror(let feed):
@@ -113,18 +119,32 @@ struct ProductWriter {
 
     /// Upserts every product; in mirror mode, then deletes the feed's rows that are not among them.
     static func apply(_ products: [Product], mode: WriteMode, db: Database, log: inout ChangeLog) throws -> WriteCounts {
-        var writer = ProductWriter(db: db, mode: mode)
+        var writer = try ProductWriter(db: db, mode: mode)
         for product in products { try writer.add(product, log: &log) }
         return try writer.finish(listed: Set(products.lazy.map(\.serialCode)), log: &log)
     }
 
     /// The same for a staged listing, read row by row so that it never sits in memory whole.
     static func apply(_ staging: SQLiteImportStaging, mode: WriteMode, db: Database, log: inout ChangeLog) throws -> WriteCounts {
-        var writer = ProductWriter(db: db, mode: mode)
+        var writer = try ProductWriter(db: db, mode: mode)
         var listed: Set<String> = []
         try staging.forEach { product in
             try writer.add(product, log: &log)
             listed.insert(product.serialCode)
+        }
+        return try writer.finish(listed: listed, log: &log)
+    }
+
+    /// The same for a listing that arrives in batches while it is read (`next` answers nil after the last one);
+    /// a key given twice throws `RepeatedListingKey`.
+    static func apply(batches next: () throws -> [Product]?, mode: WriteMode, db: Database, log: inout ChangeLog) throws -> WriteCounts {
+        var writer = try ProductWriter(db: db, mode: mode)
+        var listed: Set<String> = []
+        while let batch = try next() {
+            for product in batch {
+                guard listed.insert(product.serialCode).inserted else { throw RepeatedListingKey(key: product.serialCode) }
+                try writer.add(product, log: &log)
+            }
         }
         return try writer.finish(listed: listed, log: &log)
     }
@@ -141,13 +161,19 @@ struct ProductWriter {
         guard !pending.isEmpty else { return }
         let source = source
         let batch = pending
-        let changed = try compare.statement(db, rows: batch.count).rows { row in
-            for (position, product) in batch.enumerated() {
-                row.add(position)
-                Self.bind(product, source: source, seq: nil, into: &row)
+        let changed: [(position: Int, isNew: Bool)]
+        // Every key is inserted, so that a key seen again is found whichever batch it comes back in.
+        if startedEmpty, batch.reduce(true, { fresh, product in written.insert(product.serialCode).inserted && fresh }) {
+            changed = batch.indices.map { (position: $0, isNew: true) }
+        } else {
+            changed = try compare.statement(db, rows: batch.count).rows { row in
+                for (position, product) in batch.enumerated() {
+                    row.add(position)
+                    Self.bind(product, source: source, seq: nil, into: &row)
+                }
+            } read: { statement in
+                (position: Int(sqlite3_column_int64(statement, 0)), isNew: sqlite3_column_int64(statement, 1) != 0)
             }
-        } read: { statement in
-            (position: Int(sqlite3_column_int64(statement, 0)), isNew: sqlite3_column_int64(statement, 1) != 0)
         }
         if !changed.isEmpty {
             let firstSeq = log.nextSeq
@@ -173,11 +199,11 @@ struct ProductWriter {
         if let seq { row.add(seq) }
     }
 
-    private mutating func finish(listed: Set<String>, log: inout ChangeLog) throws -> WriteCounts {
+    private mutating func finish(listed: @autoclosure () -> Set<String>, log: inout ChangeLog) throws -> WriteCounts {
         try flush(log: &log)
-        if case .mirror(let feed) = mode {
+        if case .mirror(let feed) = mode, !startedEmpty {
             counts.deleted = try RowUpsert.deleteUnlisted(
-                db, entity: .product, table: "products", keyColumn: "serial_code", feed: feed, listed: listed, log: &log)
+                db, entity: .product, table: "products", keyColumn: "serial_code", feed: feed, listed: listed(), log: &log)
         }
         return counts
     }

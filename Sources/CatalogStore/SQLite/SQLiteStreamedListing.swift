@@ -1,0 +1,79 @@
+import CatalogModel
+import CatalogStore
+import GRDB
+
+/// A products listing written while it is still being read: the import's write transaction begins with the
+/// first batch and takes each batch as it arrives, so that writing page k overlaps fetching and parsing the
+/// pages after it. Readers see the previous state until the commit; discarding rolls everything back.
+///
+/// The transaction runs on the store's writer, which waits for each batch (at most `capacity` batches wait
+/// for it): other writes to the store wait until the run commits or rolls back, as they wait for any import.
+final class SQLiteStreamedListing: ImportStaging {
+    /// Batches waiting for the writer: enough to keep it busy while the next page is parsed.
+    static let capacity = 4
+
+    /// What the run gives once every page has arrived.
+    struct Completion: Sendable {
+        let report: ImportReport
+        let pages: [FeedPageState]
+    }
+
+    private let channel = BatchChannel<[Product], Completion>(capacity: capacity)
+    /// The transaction; nil when it was rolled back because the run gave up.
+    private let write: Task<ImportReport?, any Error>
+
+    init(database: DatabasePool, source: FeedSource) {
+        let channel = channel
+        write = Task {
+            do {
+                return try await database.write { db -> ImportReport? in
+                    var log = try ChangeLog(db, author: source.author)
+                    var completion: Completion?
+                    let counts = try ProductWriter.apply(
+                        batches: {
+                            switch channel.receive() {
+                            case .batch(let batch): return batch
+                            case .end(let end):
+                                completion = end
+                                return nil
+                            case .abort: throw CancellationError()
+                            }
+                        }, mode: .mirror(source), db: db, log: &log)
+                    guard let completion else { throw CancellationError() }
+                    return try SQLiteCatalogStore.finishImport(completion.report, counts: counts, pages: completion.pages, log: log, db)
+                }
+            } catch {
+                channel.consumerFailed(error)
+                if error is CancellationError { return nil }
+                throw error
+            }
+        }
+    }
+
+    /// Writes the batch in the run's transaction once the writer has room; never reports a replaced record (a
+    /// repeated key fails the run with `RepeatedListingKey` instead).
+    func stage(_ batch: [(index: Int, product: Product)]) async throws -> [Rejection] {
+        try await channel.send(batch.map(\.product))
+        return []
+    }
+
+    /// Finishes the run's transaction with its report and pages, and commits it.
+    func complete(_ report: ImportReport, pages: [FeedPageState]) async throws -> ImportReport {
+        channel.finish(Completion(report: report, pages: pages))
+        guard let finished = try await write.value else { throw CancellationError() }
+        return finished
+    }
+
+    /// Rolls back what was written, and waits until it is: nothing of the run is written afterwards.
+    func discard() async {
+        channel.abort()
+        _ = await write.result
+    }
+}
+
+extension SQLiteCatalogStore {
+    /// A products listing written as it is read (`SQLiteStreamedListing`); films are a handful of records, kept whole.
+    public func makeStreamedListing(of source: FeedSource) async throws -> (any ImportStaging)? {
+        source == .products ? SQLiteStreamedListing(database: database, source: source) : nil
+    }
+}
