@@ -24,8 +24,8 @@ public struct FeedReader {
     static let pagesAhead = 4
     /// Products are staged in batches of this many.
     static let stagingBatchSize = 1000
-    /// Listings up to this many products (about 50 MB) are kept in memory; longer ones go to the store's staging,
-    /// so that a listing of any length is read with bounded memory.
+    /// Listings read whole (not streamed to the store) up to this many products (about 50 MB) are kept in memory;
+    /// longer ones go to the store's staging, so that a listing of any length is read with bounded memory.
     public static let defaultInMemoryProductLimit = 100_000
 
     /// What one pass over the listing found.
@@ -225,6 +225,9 @@ public struct FeedReader {
         let inMemoryLimit: Int
         /// Whether to ask the store for a streamed listing at the first product.
         private var streams: Bool
+        /// Whether `staging` is a streamed listing, which is handed each page's products at the end of the page, so
+        /// that the store's writer never waits longer than a page takes.
+        private var isStreamed = false
         var nextIndex = 0
         var inMemory = KeyedCollector<Product>()
         private(set) var staging: (any ImportStaging)?
@@ -272,6 +275,7 @@ public struct FeedReader {
                 records += last.count
                 try await add(last, report: &report)
             }
+            if isStreamed { try await flush(report: &report) }
             return (records, total)
         }
 
@@ -291,6 +295,7 @@ public struct FeedReader {
             if streams {
                 streams = false
                 staging = try await store.makeStreamedListing(of: .products)
+                isStreamed = staging != nil
             }
             guard staging != nil else {
                 if let replaced = inMemory.add(product, index: index) { report.reject(replaced) }

@@ -174,21 +174,20 @@ public actor Importer {
         logger.info("importing \(report.source.rawValue) from \(location)")
         let outcome: ImportReport
         do {
-            let read: Int64
+            let readEnded: ContinuousClock.Instant
             let initial = report
             do {
-                (outcome, read) = try await readAndApply(
-                    &report, location: location, claim: claim, started: started, streams: streamsProducts, progress: progress)
-            } catch let repeated as RepeatedListingKey {
-                // Written as it was read, the listing cannot take a key twice: read whole, the earlier record is rejected.
-                logger.info("\(repeated); reading it again whole")
+                (outcome, readEnded) = try await readAndApply(&report, location: location, claim: claim, streams: streamsProducts, progress: progress)
+            } catch let abandoned as StreamedListingAbandoned {
+                // Rolled back: read whole, with a run's time of its own, the listing is written as a store that cannot stream writes it.
+                logger.warning("\(abandoned); reading it again whole")
                 report = initial
-                (outcome, read) = try await readAndApply(
-                    &report, location: location, claim: claim, started: started, streams: false, progress: progress)
+                (outcome, readEnded) = try await readAndApply(&report, location: location, claim: claim, streams: false, progress: progress)
             }
+            let read = Self.milliseconds(since: started, until: readEnded)
             let total = Self.milliseconds(since: started)
             logger.info(
-                "\(outcome.summary) in \(total) ms (\(read) ms reading and checking the feed, \(total - read) ms writing)",
+                "\(outcome.summary) in \(total) ms (\(read) ms reading and checking the feed, \(total - read) ms writing after the last page)",
                 metadata: outcome.logMetadata.merging(
                     [
                         "import.duration_ms": .stringConvertible(total), "import.read_ms": .stringConvertible(read),
@@ -218,12 +217,12 @@ public actor Importer {
         return outcome
     }
 
-    /// Reads the listing of `report`'s source and applies it in one transaction; returns the final report and
-    /// when reading ended, in milliseconds since `started` (a streamed listing is written while it is read).
+    /// Reads the listing of `report`'s source within the run timeout and applies it in one transaction; returns the
+    /// final report and when the last page was read (a streamed listing is written while it is read).
     private nonisolated func readAndApply(
-        _ report: inout ImportReport, location: String, claim: any ImportClaim, started: ContinuousClock.Instant, streams: Bool,
-        progress: @escaping @Sendable (Int, Int) -> Void
-    ) async throws -> (ImportReport, Int64) {
+        _ report: inout ImportReport, location: String, claim: any ImportClaim, streams: Bool, progress: @escaping @Sendable (Int, Int) -> Void
+    ) async throws -> (ImportReport, ContinuousClock.Instant) {
+        let started = ContinuousClock.now
         let previousPages = try await store.feedPages(source: report.source)
         // The pages of one run share connections; the next run, maybe an interval later, opens its own.
         let listing = try await client.withSharedConnections { client in
@@ -235,7 +234,7 @@ public actor Importer {
             case .products: return try await reader.readProducts(from: location, pageSize: locations.productPageSize, report: &report)
             }
         }
-        let read = Self.milliseconds(since: started)
+        let readEnded = ContinuousClock.now
         let completion: Result<ImportReport, any Error>
         do {
             try Task.checkCancellation()
@@ -244,11 +243,11 @@ public actor Importer {
             completion = .failure(error)
         }
         if case .stagedProducts(let staging) = listing.records { await staging.discard() }
-        return (try completion.get(), read)
+        return (try completion.get(), readEnded)
     }
 
-    static func milliseconds(since start: ContinuousClock.Instant) -> Int64 {
-        let elapsed = ContinuousClock.now - start
+    static func milliseconds(since start: ContinuousClock.Instant, until end: ContinuousClock.Instant = .now) -> Int64 {
+        let elapsed = end - start
         return elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
     }
 }

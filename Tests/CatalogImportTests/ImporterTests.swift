@@ -185,6 +185,23 @@ struct ImporterTests {
         #expect(leftovers.isEmpty)
     }
 
+    /// The store's writer waits at most 2 s for the next page of a listing written as it is read; an upstream that
+    /// answers slower is read whole instead, and the run still lands whole.
+    @Test func aFeedTooSlowToBeWrittenAsItIsReadIsReadWholeAndStillLands() async throws {
+        let catalog = FixtureCatalog(films: 0, products: 12)
+        let harness = try await ImportHarness.start(catalog, faults: FixtureFaults(delayMilliseconds: 2300))
+        defer { Task { await harness.stop() } }
+        var patient = ImportHarness.quickPolicy
+        patient.requestTimeout = .seconds(10)
+        let report = try await harness.importer(pageSize: 6, policy: patient).run(.products)
+        #expect(report.status == .succeeded, "\(report.error ?? "")")
+        #expect([report.fetched, report.inserted, report.rejected] == [Int]([12, 12, 0]))
+        let stored = try await harness.allProducts()
+        #expect(stored.count == 12)
+        let lastSeq = try await harness.store.versions().lastSeq
+        #expect(lastSeq == 12)
+    }
+
     @Test(arguments: [FeedReader.defaultInMemoryProductLimit, 1])
     func duplicateKeysKeepTheLastRecordAndAreReported(inMemoryProductLimit: Int) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catalogd-dup-\(UUID().uuidString)")

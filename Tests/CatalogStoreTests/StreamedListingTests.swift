@@ -64,13 +64,32 @@ struct StreamedListingTests {
         defer { temporary.remove() }
         let store = temporary.store
         let streamed = try #require(try await store.makeStreamedListing(of: .products))
-        await #expect(throws: RepeatedListingKey.self) {
+        await #expect(throws: StreamedListingAbandoned.self) {
             _ = try await streamed.stage([(0, try product("A")), (1, try product("B"))])
             _ = try await streamed.stage([(2, try product("A", name: "again"))])
             _ = try await store.completeImport(report, listing: CompletedListing(records: .stagedProducts(streamed), pages: []), under: claim)
         }
         await streamed.discard()
         #expect(try await keys(store) == ["API-1"])
+        await claim.release()
+    }
+
+    @Test func aStreamedListingLeftWaitingTooLongRollsBackAndFreesTheWriter() async throws {
+        let (temporary, claim, report) = try await importing()
+        defer { temporary.remove() }
+        let store = temporary.store
+        let streamed = try #require(try await store.makeStreamedListing(of: .products))
+        _ = try await streamed.stage([(0, try product("A"))])
+        // Long enough for the writer to give up: it waits at most 2 s for a batch.
+        try await Task.sleep(for: .seconds(3))
+        let counts = try await store.upsertProducts([try product("API-2")], author: "api")
+        #expect(counts == WriteCounts(inserted: 1))
+        await #expect(throws: StreamedListingAbandoned.self) {
+            _ = try await streamed.stage([(1, try product("B"))])
+            _ = try await store.completeImport(report, listing: CompletedListing(records: .stagedProducts(streamed), pages: []), under: claim)
+        }
+        await streamed.discard()
+        #expect(try await keys(store) == ["API-1", "API-2"])
         await claim.release()
     }
 

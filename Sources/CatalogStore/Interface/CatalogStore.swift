@@ -83,9 +83,10 @@ public protocol CatalogStore: Service, CustomStringConvertible {
     /// `completeImport` applies it.
     func makeStaging() async throws -> any ImportStaging
     /// A listing of `source` written while it is read, inside the run's one transaction, so that writing overlaps
-    /// reading; nil when the engine writes a listing only once it is complete. It takes each key once: a key it
-    /// was given before fails it with `RepeatedListingKey`. `completeImport` applies it like any staged listing,
-    /// and discarding it rolls back everything it wrote.
+    /// reading; nil when the engine writes a listing only once it is complete. It never reports a replaced record:
+    /// a key it was given before fails it with `StreamedListingAbandoned` (as may an upstream that keeps it
+    /// waiting too long), and the caller reads the listing again whole. `completeImport` applies it like any staged
+    /// listing, and discarding it rolls back everything it wrote.
     func makeStreamedListing(of source: FeedSource) async throws -> (any ImportStaging)?
     /// Mirrors a complete listing, remembers its pages and finishes the report, in one transaction: readers see
     /// the previous state until the commit and never half of a run; nothing is applied unless `claim` (of the

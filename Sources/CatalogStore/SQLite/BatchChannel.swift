@@ -4,7 +4,8 @@ import Synchronization
 /// Hands batches from an async producer (an import reading its feed) to a consumer on a thread of its own
 /// (SQLite's writer, inside one transaction), with at most `capacity` batches waiting: the producer is
 /// suspended while the consumer is behind, so memory stays bounded; the consumer blocks until the next
-/// message. A consumer that stops early says why, and the producer's next `send` throws that error.
+/// message, for at most a given time. A consumer that stops early says why, and the producer's next `send`
+/// throws that error. An abort overtakes the batches still waiting, which are dropped.
 final class BatchChannel<Batch: Sendable, End: Sendable>: Sendable {
     enum Message: Sendable {
         case batch(Batch)
@@ -12,6 +13,8 @@ final class BatchChannel<Batch: Sendable, End: Sendable>: Sendable {
         case end(End)
         /// The producer gave up: the consumer stops without finishing.
         case abort
+        /// Nothing arrived within the time the consumer was willing to wait.
+        case timedOut
     }
 
     private struct State {
@@ -50,9 +53,10 @@ final class BatchChannel<Batch: Sendable, End: Sendable>: Sendable {
         put(.end(end))
     }
 
-    /// Tells the consumer to stop without finishing.
+    /// Tells the consumer to stop without finishing, ahead of the batches still waiting.
     func abort() {
-        put(.abort)
+        state.withLock { $0.queue = [.abort] }
+        arrived.signal()
     }
 
     private func put(_ message: Message) {
@@ -60,11 +64,13 @@ final class BatchChannel<Batch: Sendable, End: Sendable>: Sendable {
         arrived.signal()
     }
 
-    /// The next message, blocking the calling thread until there is one.
-    func receive() -> Message {
-        arrived.wait()
+    /// The next message, blocking the calling thread until there is one or `wait` has passed.
+    func receive(within wait: Duration) -> Message {
+        let nanoseconds = wait.components.seconds * 1_000_000_000 + wait.components.attoseconds / 1_000_000_000
+        guard arrived.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .success else { return .timedOut }
         let (message, waiting) = state.withLock { state in
-            let message = state.queue.removeFirst()
+            // An abort empties the queue after its signals were counted: a signal may find nothing but the abort.
+            let message = state.queue.isEmpty ? Message.abort : state.queue.removeFirst()
             let waiting = state.waitingForRoom
             state.waitingForRoom = []
             return (message, waiting)

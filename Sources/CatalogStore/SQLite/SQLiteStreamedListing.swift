@@ -6,17 +6,23 @@ import GRDB
 /// first batch and takes each batch as it arrives, so that writing page k overlaps fetching and parsing the
 /// pages after it. Readers see the previous state until the commit; discarding rolls everything back.
 ///
-/// The transaction runs on the store's writer, which waits for each batch (at most `capacity` batches wait
-/// for it): other writes to the store wait until the run commits or rolls back, as they wait for any import.
+/// The transaction holds the store's writer: other writes wait until the run commits or rolls back. So that a
+/// slow upstream never keeps them waiting long, the writer waits at most `longestWait` for each batch; past that
+/// it rolls back, and the run reads the listing whole before writing it (`StreamedListingAbandoned`).
 final class SQLiteStreamedListing: ImportStaging {
     /// Batches waiting for the writer: enough to keep it busy while the next page is parsed.
     static let capacity = 4
+    /// The longest the writer waits for the next batch (the reader hands one over at least once per page).
+    static let longestWait: Duration = .seconds(2)
 
     /// What the run gives once every page has arrived.
     struct Completion: Sendable {
         let report: ImportReport
         let pages: [FeedPageState]
     }
+
+    /// The run gave up (`discard`): roll back and report nothing.
+    private struct Discarded: Error {}
 
     private let channel = BatchChannel<[Product], Completion>(capacity: capacity)
     /// The transaction; nil when it was rolled back because the run gave up.
@@ -31,37 +37,43 @@ final class SQLiteStreamedListing: ImportStaging {
                     var completion: Completion?
                     let counts = try ProductWriter.apply(
                         batches: {
-                            switch channel.receive() {
+                            switch channel.receive(within: Self.longestWait) {
                             case .batch(let batch): return batch
                             case .end(let end):
                                 completion = end
                                 return nil
-                            case .abort: throw CancellationError()
+                            case .abort: throw Discarded()
+                            case .timedOut: throw StreamedListingAbandoned("no products from the feed for \(Self.longestWait)")
                             }
                         }, mode: .mirror(source), db: db, log: &log)
-                    guard let completion else { throw CancellationError() }
+                    guard let completion else { throw Discarded() }
                     return try SQLiteCatalogStore.finishImport(completion.report, counts: counts, pages: completion.pages, log: log, db)
                 }
             } catch {
                 channel.consumerFailed(error)
-                if error is CancellationError { return nil }
+                if error is Discarded { return nil }
                 throw error
             }
         }
     }
 
-    /// Writes the batch in the run's transaction once the writer has room; never reports a replaced record (a
-    /// repeated key fails the run with `RepeatedListingKey` instead).
+    /// Writes the batch in the run's transaction once the writer has room; never reports a replaced record.
     func stage(_ batch: [(index: Int, product: Product)]) async throws -> [Rejection] {
         try await channel.send(batch.map(\.product))
         return []
     }
 
-    /// Finishes the run's transaction with its report and pages, and commits it.
+    /// Finishes the run's transaction with its report and pages, and commits it; cancelled before the commit,
+    /// it rolls back.
     func complete(_ report: ImportReport, pages: [FeedPageState]) async throws -> ImportReport {
-        channel.finish(Completion(report: report, pages: pages))
-        guard let finished = try await write.value else { throw CancellationError() }
-        return finished
+        let (channel, write) = (channel, write)
+        return try await withTaskCancellationHandler {
+            channel.finish(Completion(report: report, pages: pages))
+            guard let finished = try await write.value else { throw CancellationError() }
+            return finished
+        } onCancel: {
+            channel.abort()
+        }
     }
 
     /// Rolls back what was written, and waits until it is: nothing of the run is written afterwards.

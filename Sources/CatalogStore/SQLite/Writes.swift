@@ -136,13 +136,15 @@ struct ProductWriter {
     }
 
     /// The same for a listing that arrives in batches while it is read (`next` answers nil after the last one);
-    /// a key given twice throws `RepeatedListingKey`.
+    /// a key given twice throws `StreamedListingAbandoned`.
     static func apply(batches next: () throws -> [Product]?, mode: WriteMode, db: Database, log: inout ChangeLog) throws -> WriteCounts {
         var writer = try ProductWriter(db: db, mode: mode)
         var listed: Set<String> = []
         while let batch = try next() {
             for product in batch {
-                guard listed.insert(product.serialCode).inserted else { throw RepeatedListingKey(key: product.serialCode) }
+                guard listed.insert(product.serialCode).inserted else {
+                    throw StreamedListingAbandoned("the key '\(product.serialCode)' came twice")
+                }
                 try writer.add(product, log: &log)
             }
         }
