@@ -77,14 +77,17 @@ struct ProductWriter {
     /// Whether the table had no row when the writer began (a first import): a row it writes is then new
     /// unless this writer wrote its key before, so there is nothing to compare, and nothing to delete.
     private let startedEmpty: Bool
-    /// The keys written so far, kept only while `startedEmpty`.
+    /// Whether the caller gives each key once, so that no key needs remembering.
+    private let keysAreUnique: Bool
+    /// The keys written so far, kept only while `startedEmpty` and keys may repeat.
     private var written: Set<String> = []
 
     private static let columns = ProductColumn.values.map(\.rawValue)
 
-    init(db: Database, mode: WriteMode) throws {
+    init(db: Database, mode: WriteMode, keysAreUnique: Bool = false) throws {
         self.db = db
         self.mode = mode
+        self.keysAreUnique = keysAreUnique
         startedEmpty = try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM products)") ?? false
         let ownsSource: Bool
         switch mode {
@@ -138,7 +141,7 @@ struct ProductWriter {
     /// The same for a listing that arrives in batches while it is read (`next` answers nil after the last one);
     /// a key given twice throws `StreamedListingAbandoned`.
     static func apply(batches next: () throws -> [Product]?, mode: WriteMode, db: Database, log: inout ChangeLog) throws -> WriteCounts {
-        var writer = try ProductWriter(db: db, mode: mode)
+        var writer = try ProductWriter(db: db, mode: mode, keysAreUnique: true)
         var listed: Set<String> = []
         while let batch = try next() {
             for product in batch {
@@ -165,7 +168,7 @@ struct ProductWriter {
         let batch = pending
         let changed: [(position: Int, isNew: Bool)]
         // Every key is inserted, so that a key seen again is found whichever batch it comes back in.
-        if startedEmpty, batch.reduce(true, { fresh, product in written.insert(product.serialCode).inserted && fresh }) {
+        if startedEmpty, keysAreUnique || batch.reduce(true, { fresh, product in written.insert(product.serialCode).inserted && fresh }) {
             changed = batch.indices.map { (position: $0, isNew: true) }
         } else {
             changed = try compare.statement(db, rows: batch.count).rows { row in
