@@ -66,19 +66,24 @@ extension ListingSpec {
             SELECT \(columns), \(sortExpression), \(keyColumn) FROM \(table) \(pageConditions.whereSQL)
             ORDER BY \(sortExpression) \(direction), \(keyColumn) \(direction) LIMIT ?
             """
-        var fetched = try GRDB.Row.fetchAll(
-            try db.cachedStatement(sql: sql), arguments: StatementArguments(pageConditions.arguments + [request.pageSize + 1]))
+        // Rows are decoded while the statement is on them, so that text and integers are read straight from SQLite
+        // rather than copied into a row of `DatabaseValue`s first; the position columns come last.
+        let statement = try db.cachedStatement(sql: sql)
+        let (sortColumn, keyColumnIndex) = (statement.columnCount - 2, statement.columnCount - 1)
+        var fetched: [(row: Row, sort: DatabaseValue, key: DatabaseValue)] = []
+        fetched.reserveCapacity(request.pageSize + 1)
+        let rows = try GRDB.Row.fetchCursor(statement, arguments: StatementArguments(pageConditions.arguments + [request.pageSize + 1]))
+        while let row = try rows.next() {
+            fetched.append((try decode(row), row[sortColumn], row[keyColumnIndex]))
+        }
         let hasMoreInQueryDirection = fetched.count > request.pageSize
         if hasMoreInQueryDirection { fetched.removeLast() }
         if !forward { fetched.reverse() }
         guard let first = fetched.first, let last = fetched.last else {
             return ([], nil, nil)
         }
-        let positionColumns = (sort: first.count - 2, key: first.count - 1)
-        func position(_ row: GRDB.Row, _ direction: ListCursor.Direction) -> ListCursor {
-            ListCursor(
-                ordering: resolved.ordering, direction: direction, sortValue: .init(row[positionColumns.sort] as DatabaseValue),
-                key: .init(row[positionColumns.key] as DatabaseValue))
+        func position(_ row: (row: Row, sort: DatabaseValue, key: DatabaseValue), _ direction: ListCursor.Direction) -> ListCursor {
+            ListCursor(ordering: resolved.ordering, direction: direction, sortValue: .init(row.sort), key: .init(row.key))
         }
         func exists(beyond cursor: ListCursor) throws -> Bool {
             var probe = conditions
@@ -92,7 +97,7 @@ extension ListingSpec {
         let previousPosition = position(first, .previous)
         let hasNext = forward ? hasMoreInQueryDirection : try exists(beyond: nextPosition)
         let hasPrevious = forward ? try (cursor != nil && exists(beyond: previousPosition)) : hasMoreInQueryDirection
-        return (try fetched.map(decode), hasNext ? nextPosition.encoded() : nil, hasPrevious ? previousPosition.encoded() : nil)
+        return (fetched.map(\.row), hasNext ? nextPosition.encoded() : nil, hasPrevious ? previousPosition.encoded() : nil)
     }
 }
 

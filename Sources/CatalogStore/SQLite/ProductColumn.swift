@@ -27,10 +27,25 @@ enum ProductColumn: String, CaseIterable {
         columns.map(\.rawValue).joined(separator: ", ")
     }
 
-    /// The column's place in a row that selected `allCases` (or `record`, its prefix): a name is read without
-    /// GRDB's search of the row's column names, which a page of 100 rows would do 1,200 times.
-    var position: Int { Self.positions[self] ?? 0 }
-    private static let positions = Dictionary(uniqueKeysWithValues: allCases.enumerated().map { ($1, $0) })
+    /// The column's place in a row that selected `allCases` (or `record`, its prefix), the order of the cases
+    /// above: a name is read without GRDB's search of the row's column names, or a hash, which a page of 100 rows
+    /// would do 1,200 times (`ProductColumnTests` checks the two orders agree).
+    var position: Int {
+        switch self {
+        case .serialCode: 0
+        case .name: 1
+        case .description: 2
+        case .category: 3
+        case .brand: 4
+        case .price: 5
+        case .priceMicros: 6
+        case .stock: 7
+        case .updatedAt: 8
+        case .sourceURL: 9
+        case .source: 10
+        case .changedSeq: 11
+        }
+    }
 
     /// Binds a product's `record` columns, in order. A value the product lacks is stored as `''`: the columns have
     /// been NOT NULL since the first schema, and `Product` reads `''` back as none.
@@ -57,8 +72,10 @@ enum ProductColumn: String, CaseIterable {
 }
 
 extension Row {
-    /// The value of a `products` column, by name.
-    subscript<Value: DatabaseValueConvertible>(_ column: ProductColumn) -> Value {
+    /// The value of a `products` column, by name. Every column is text or an integer, read straight from SQLite's
+    /// own conversions (`StatementColumnConvertible`): the generic path through `DatabaseValue` looked up type
+    /// metadata at run time for every value, a third of the CPU of a page of 100 products with the cache off.
+    subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ column: ProductColumn) -> Value {
         self[column.position]
     }
 }
