@@ -9,9 +9,9 @@ struct TemporaryStore {
     let directory: URL
     let store: SQLiteCatalogStore
 
-    init() throws {
+    init(streamedListingWait: Duration = SQLiteStreamedListing.defaultLongestWait) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("catalogd-store-\(UUID().uuidString)")
-        store = try SQLiteCatalogStore(path: directory.appendingPathComponent("catalog.sqlite").path)
+        store = try SQLiteCatalogStore(path: directory.appendingPathComponent("catalog.sqlite").path, streamedListingWait: streamedListingWait)
     }
 
     var path: String { store.path }

@@ -4,9 +4,11 @@ import Testing
 
 @Suite("Streamed listings (SQLite)")
 struct StreamedListingTests {
-    /// The store with one product written through the API, a products claim and a running report.
-    private func importing() async throws -> (TemporaryStore, any ImportClaim, ImportReport) {
-        let temporary = try TemporaryStore()
+    /// The store with one product written through the API, a products claim and a running report. Its writer waits
+    /// `wait` for a streamed listing's next batch: long enough by default for a test's reads in between, however busy
+    /// the machine running the suites is.
+    private func importing(wait: Duration = .seconds(60)) async throws -> (TemporaryStore, any ImportClaim, ImportReport) {
+        let temporary = try TemporaryStore(streamedListingWait: wait)
         _ = try await temporary.store.upsertProducts([try product("API-1")], author: "api")
         guard case .claimed(let claim) = try await temporary.store.claimImport(of: .products) else {
             throw ForeignImportPart("import claim", store: "a store whose products claim was refused")
@@ -75,13 +77,13 @@ struct StreamedListingTests {
     }
 
     @Test func aStreamedListingLeftWaitingTooLongRollsBackAndFreesTheWriter() async throws {
-        let (temporary, claim, report) = try await importing()
+        let (temporary, claim, report) = try await importing(wait: .milliseconds(200))
         defer { temporary.remove() }
         let store = temporary.store
         let streamed = try #require(try await store.makeStreamedListing(of: .products))
         _ = try await streamed.stage([(0, try product("A"))])
-        // Long enough for the writer to give up: it waits at most 2 s for a batch.
-        try await Task.sleep(for: .seconds(3))
+        // Long enough for the writer to give up: it waits at most 200 ms for a batch.
+        try await Task.sleep(for: .seconds(1))
         let counts = try await store.upsertProducts([try product("API-2")], author: "api")
         #expect(counts == WriteCounts(inserted: 1))
         await #expect(throws: StreamedListingAbandoned.self) {

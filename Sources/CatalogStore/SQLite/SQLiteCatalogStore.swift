@@ -17,9 +17,13 @@ public struct SQLiteCatalogStore: CatalogStore {
     private let versionWatch: VersionWatch
     /// The file the store lives in.
     public let path: String
+    /// The longest a products import written as it is read keeps the store's writer waiting for its next batch.
+    let streamedListingWait: Duration
 
     /// Opens (creating if needed) the store at `path` and applies pending migrations.
-    public init(path: String) throws {
+    /// - Parameter streamedListingWait: how long an import written as it is read may keep the writer waiting for
+    ///   its next page before it gives up and reads the listing whole (`SQLiteStreamedListing`).
+    public init(path: String, streamedListingWait: Duration = SQLiteStreamedListing.defaultLongestWait) throws {
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         if !directory.isEmpty {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -38,6 +42,7 @@ public struct SQLiteCatalogStore: CatalogStore {
         }
         database = try DatabasePool(path: path, configuration: configuration)
         self.path = path
+        self.streamedListingWait = streamedListingWait
         try Schema.migrator.migrate(database)
         versionWatch = try VersionWatch(path: path)
     }

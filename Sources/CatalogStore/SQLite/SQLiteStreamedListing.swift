@@ -7,13 +7,14 @@ import GRDB
 /// pages after it. Readers see the previous state until the commit; discarding rolls everything back.
 ///
 /// The transaction holds the store's writer: other writes wait until the run commits or rolls back. So that a
-/// slow upstream never keeps them waiting long, the writer waits at most `longestWait` for each batch; past that
-/// it rolls back, and the run reads the listing whole before writing it (`StreamedListingAbandoned`).
-final class SQLiteStreamedListing: ImportStaging {
+/// slow upstream never keeps them waiting long, the writer waits a bounded time for each batch (the reader hands
+/// one over at least once per page); past that it rolls back, and the run reads the listing whole before writing
+/// it (`StreamedListingAbandoned`).
+public final class SQLiteStreamedListing: ImportStaging {
     /// Batches waiting for the writer: enough to keep it busy while the next page is parsed.
     static let capacity = 4
-    /// The longest the writer waits for the next batch (the reader hands one over at least once per page).
-    static let longestWait: Duration = .seconds(2)
+    /// The longest the writer waits for the next batch unless the store says otherwise.
+    public static let defaultLongestWait: Duration = .seconds(2)
 
     /// What the run gives once every page has arrived.
     struct Completion: Sendable {
@@ -28,7 +29,7 @@ final class SQLiteStreamedListing: ImportStaging {
     /// The transaction; nil when it was rolled back because the run gave up.
     private let write: Task<ImportReport?, any Error>
 
-    init(database: DatabasePool, source: FeedSource) {
+    init(database: DatabasePool, source: FeedSource, longestWait: Duration) {
         let channel = channel
         write = Task {
             do {
@@ -37,13 +38,13 @@ final class SQLiteStreamedListing: ImportStaging {
                     var completion: Completion?
                     let counts = try ProductWriter.apply(
                         batches: {
-                            switch channel.receive(within: Self.longestWait) {
+                            switch channel.receive(within: longestWait) {
                             case .batch(let batch): return batch
                             case .end(let end):
                                 completion = end
                                 return nil
                             case .abort: throw Discarded()
-                            case .timedOut: throw StreamedListingAbandoned("no products from the feed for \(Self.longestWait)")
+                            case .timedOut: throw StreamedListingAbandoned("no products from the feed for \(longestWait)")
                             }
                         }, mode: .mirror(source), db: db, log: &log)
                     guard let completion else { throw Discarded() }
@@ -58,7 +59,7 @@ final class SQLiteStreamedListing: ImportStaging {
     }
 
     /// Writes the batch in the run's transaction once the writer has room; never reports a replaced record.
-    func stage(_ batch: [(index: Int, product: Product)]) async throws -> [Rejection] {
+    public func stage(_ batch: [(index: Int, product: Product)]) async throws -> [Rejection] {
         try await channel.send(batch.map(\.product))
         return []
     }
@@ -77,7 +78,7 @@ final class SQLiteStreamedListing: ImportStaging {
     }
 
     /// Rolls back what was written, and waits until it is: nothing of the run is written afterwards.
-    func discard() async {
+    public func discard() async {
         channel.abort()
         _ = await write.result
     }
@@ -86,6 +87,6 @@ final class SQLiteStreamedListing: ImportStaging {
 extension SQLiteCatalogStore {
     /// A products listing written as it is read (`SQLiteStreamedListing`); films are a handful of records, kept whole.
     public func makeStreamedListing(of source: FeedSource) async throws -> (any ImportStaging)? {
-        source == .products ? SQLiteStreamedListing(database: database, source: source) : nil
+        source == .products ? SQLiteStreamedListing(database: database, source: source, longestWait: streamedListingWait) : nil
     }
 }
