@@ -71,13 +71,17 @@ extension ListingSpec {
         let statement = try db.cachedStatement(sql: sql)
         let (sortColumn, keyColumnIndex) = (statement.columnCount - 2, statement.columnCount - 1)
         var fetched: [(row: Row, sort: DatabaseValue, key: DatabaseValue)] = []
-        fetched.reserveCapacity(request.pageSize + 1)
+        fetched.reserveCapacity(request.pageSize)
+        // The row after the page only tells that there is more: it is not decoded.
+        var hasMoreInQueryDirection = false
         let rows = try GRDB.Row.fetchCursor(statement, arguments: StatementArguments(pageConditions.arguments + [request.pageSize + 1]))
         while let row = try rows.next() {
+            guard fetched.count < request.pageSize else {
+                hasMoreInQueryDirection = true
+                break
+            }
             fetched.append((try decode(row), row[sortColumn], row[keyColumnIndex]))
         }
-        let hasMoreInQueryDirection = fetched.count > request.pageSize
-        if hasMoreInQueryDirection { fetched.removeLast() }
         if !forward { fetched.reverse() }
         guard let first = fetched.first, let last = fetched.last else {
             return ([], nil, nil)

@@ -10,11 +10,9 @@ import GRDB
 /// slow upstream never keeps them waiting long, the writer waits a bounded time for each batch (the reader hands
 /// one over at least once per page); past that it rolls back, and the run reads the listing whole before writing
 /// it (`StreamedListingAbandoned`).
-public final class SQLiteStreamedListing: ImportStaging {
+final class SQLiteStreamedListing: ImportStaging {
     /// Batches waiting for the writer: enough to keep it busy while the next page is parsed.
     static let capacity = 4
-    /// The longest the writer waits for the next batch unless the store says otherwise.
-    public static let defaultLongestWait: Duration = .seconds(2)
 
     /// What the run gives once every page has arrived.
     struct Completion: Sendable {
@@ -59,7 +57,7 @@ public final class SQLiteStreamedListing: ImportStaging {
     }
 
     /// Writes the batch in the run's transaction once the writer has room; never reports a replaced record.
-    public func stage(_ batch: [(index: Int, product: Product)]) async throws -> [Rejection] {
+    func stage(_ batch: [(index: Int, product: Product)]) async throws -> [Rejection] {
         try await channel.send(batch.map(\.product))
         return []
     }
@@ -78,7 +76,7 @@ public final class SQLiteStreamedListing: ImportStaging {
     }
 
     /// Rolls back what was written, and waits until it is: nothing of the run is written afterwards.
-    public func discard() async {
+    func discard() async {
         channel.abort()
         _ = await write.result
     }
