@@ -16,8 +16,12 @@ struct ChangeLog {
     init(_ db: Database, author: String) throws {
         self.db = db
         self.author = author
+        // What the rows of one statement share is bound once (?1 to ?4), then each row's seq and key.
         insert = StatementsBySize { rows in
-            "INSERT INTO changes (seq, entity, key, op, author, at) VALUES \(RowUpsert.placeholders(rows: rows, columns: 6))"
+            """
+            INSERT INTO changes (seq, entity, key, op, author, at)
+            SELECT column1, ?1, column2, ?2, ?3, ?4 FROM (VALUES \(RowUpsert.placeholders(rows: rows, columns: 2)))
+            """
         }
         self.at = Timestamp.now()
         nextSeq = try StoreVersions.lastSeq(db) + 1
@@ -34,13 +38,13 @@ struct ChangeLog {
         let first = nextSeq
         let (author, at) = (author, at)
         try insert.statement(db, rows: keys.count).execute { row in
+            row.add(entity.rawValue)
+            row.add(operation.rawValue)
+            row.add(author)
+            row.add(at)
             for (offset, key) in keys.enumerated() {
                 row.add(first + Int64(offset))
-                row.add(entity.rawValue)
                 row.add(key)
-                row.add(operation.rawValue)
-                row.add(author)
-                row.add(at)
             }
         }
         changedFamilies.insert(entity.family)

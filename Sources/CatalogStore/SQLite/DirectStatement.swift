@@ -47,9 +47,21 @@ struct DirectStatement {
         }
 
         mutating func add(_ text: String?) {
-            if let text {
-                // SQLite copies the bytes (SQLITE_TRANSIENT): the C string lives only for this call.
-                sqlite3_bind_text(handle, index, text, Int32(text.utf8.count), Self.transient)
+            if var text {
+                // SQLite copies the bytes (SQLITE_TRANSIENT) into the parameter's own buffer, which it keeps between
+                // rows. The bytes are lent in place: passing the string as a C string made a copy of its own for
+                // every value, a tenth of the writer's time in an import.
+                let (handle, index) = (handle, index)
+                text.withUTF8 { bytes in
+                    // An empty value has no bytes to point at, and a null pointer would bind NULL.
+                    guard let start = bytes.baseAddress, !bytes.isEmpty else {
+                        _ = sqlite3_bind_text(handle, index, "", 0, Self.transient)
+                        return
+                    }
+                    _ = start.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                        sqlite3_bind_text(handle, index, $0, Int32(bytes.count), Self.transient)
+                    }
+                }
             } else {
                 sqlite3_bind_null(handle, index)
             }

@@ -81,6 +81,8 @@ struct ProductWriter {
     private let keysAreUnique: Bool
     /// The keys written so far, kept only while `startedEmpty` and keys may repeat.
     private var written: Set<String> = []
+    /// The table's indexes while a feed's listing fills the empty table; built again when it is written.
+    private let deferredIndexes: DeferredIndexes?
 
     private static let columns = ProductColumn.values.map(\.rawValue)
 
@@ -98,6 +100,8 @@ struct ProductWriter {
             source = "api"
             ownsSource = false
         }
+        // Writes through the API are a few rows; a feed's listing may be a million.
+        deferredIndexes = startedEmpty && ownsSource ? try DeferredIndexes.drop(on: "products", db) : nil
         let compared = ownsSource ? Self.columns + ["source"] : Self.columns
         self.compared = compared
         let valueCount = Self.columns.count + 3
@@ -156,9 +160,11 @@ struct ProductWriter {
 
     private mutating func add(_ product: Product, log: inout ChangeLog) throws {
         // A key twice in one batch would be compared against the stored row twice: flush first, so the second sees the first.
-        if pendingKeys.contains(product.serialCode) { try flush(log: &log) }
+        if !keysAreUnique {
+            if pendingKeys.contains(product.serialCode) { try flush(log: &log) }
+            pendingKeys.insert(product.serialCode)
+        }
         pending.append(product)
-        pendingKeys.insert(product.serialCode)
         if pending.count == Self.batchSize { try flush(log: &log) }
     }
 
@@ -206,6 +212,7 @@ struct ProductWriter {
 
     private mutating func finish(listed: @autoclosure () -> Set<String>, log: inout ChangeLog) throws -> WriteCounts {
         try flush(log: &log)
+        try deferredIndexes?.rebuild(db)
         if case .mirror(let feed) = mode, !startedEmpty {
             counts.deleted = try RowUpsert.deleteUnlisted(
                 db, entity: .product, table: "products", keyColumn: "serial_code", feed: feed, listed: listed(), log: &log)

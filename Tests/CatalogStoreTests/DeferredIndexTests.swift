@@ -1,0 +1,73 @@
+import CatalogModel
+import CatalogStore
+import GRDB
+import Testing
+
+@Suite("A first import builds the product indexes at its end (SQLite)")
+struct DeferredIndexTests {
+    /// The declared indexes of `products`, as the schema holds them.
+    private func indexes(_ temporary: TemporaryStore) throws -> [String] {
+        try temporary.rawQueue().read { db in
+            try String.fetchAll(
+                db, sql: "SELECT sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'products' AND sql IS NOT NULL ORDER BY name")
+        }
+    }
+
+    /// A claim, a running report and a streamed listing on the empty store, given `batches` of products.
+    private func firstImport(_ temporary: TemporaryStore, batches: [[String]]) async throws -> (any ImportClaim, ImportReport, any ImportStaging) {
+        guard case .claimed(let claim) = try await temporary.store.claimImport(of: .products) else {
+            throw ForeignImportPart("import claim", store: "a store whose products claim was refused")
+        }
+        let report = try await temporary.store.beginImport(source: .products)
+        let streamed = try #require(try await temporary.store.makeStreamedListing(of: .products))
+        var index = 0
+        for batch in batches {
+            var staged: [(index: Int, product: Product)] = []
+            for key in batch {
+                staged.append((index, try product(key, category: "c\(index % 3)", price: "\(index + 1).00")))
+                index += 1
+            }
+            _ = try await streamed.stage(staged)
+        }
+        return (claim, report, streamed)
+    }
+
+    @Test func aFirstImportLeavesTheIndexesAsDeclaredAndUsed() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let declared = try indexes(temporary)
+        #expect(declared.count == 3)
+        let (claim, report, streamed) = try await firstImport(temporary, batches: [["A", "B", "C"], ["D", "E"]])
+        // The writer has dropped them by now, in its transaction: a reader still has them.
+        #expect(try indexes(temporary) == declared)
+        let finished = try await temporary.store.completeImport(
+            report, listing: CompletedListing(records: .stagedProducts(streamed), pages: []), under: claim)
+        await streamed.discard()
+        #expect(finished.inserted == 5)
+        #expect(try indexes(temporary) == declared)
+        let plan = try await temporary.rawQueue().read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT serial_code FROM products WHERE category = 'c1' ORDER BY serial_code")
+                .map { row -> String in row["detail"] }.joined(separator: "\n")
+        }
+        #expect(plan.contains("products_by_category"))
+        let inCategory = try await temporary.store.products(ProductFilter(category: "c1"), page: PageRequest()).rows.map(\.product.serialCode)
+        #expect(inCategory == ["B", "E"])
+        let problems = try await temporary.store.check()
+        #expect(problems.isEmpty)
+        await claim.release()
+    }
+
+    @Test func aDiscardedFirstImportLeavesTheIndexes() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let declared = try indexes(temporary)
+        let (claim, _, streamed) = try await firstImport(temporary, batches: [["A", "B"]])
+        await streamed.discard()
+        #expect(try indexes(temporary) == declared)
+        let counts = try await temporary.store.upsertProducts([try product("API-1", category: "c1")], author: "api")
+        #expect(counts == WriteCounts(inserted: 1))
+        let problems = try await temporary.store.check()
+        #expect(problems.isEmpty)
+        await claim.release()
+    }
+}
