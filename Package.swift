@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
@@ -68,6 +69,7 @@ let package = Package(
         .target(
             name: "CatalogImport",
             dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
                 "CatalogModel",
                 "CatalogStore",
                 .product(name: "Logging", package: "swift-log"),

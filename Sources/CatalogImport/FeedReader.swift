@@ -4,10 +4,12 @@ import Foundation
 
 /// Reads a feed's complete listing, page by page, validating every record.
 ///
-/// The first pass sends each page's stored `ETag`/`Last-Modified`. When every page answers 304 the listing
-/// is unchanged and nothing is parsed or written. When some pages changed, a 304 page's records are still
-/// part of the listing (the mirror step would otherwise delete them), so the listing is read again without
-/// conditions: cheaper than keeping every page's keys, and always right.
+/// The first pass sends each page's stored `ETag`/`Last-Modified`. When every page answers 304, or sends the
+/// very bytes it sent last run (the same SHA-256), the listing is unchanged and nothing is parsed or written.
+/// When some pages changed, an unchanged page's records are still part of the listing (the mirror step would
+/// otherwise delete them), so the listing is read again without conditions: cheaper than keeping every page's
+/// keys, and always right. The store gives no page states (and the pass is unconditional) once the source's rows
+/// have been written by anything but its imports, so that its next run puts them back.
 public struct FeedReader {
     let client: UpstreamClient
     let store: any CatalogStore
@@ -84,7 +86,7 @@ public struct FeedReader {
             pageNumber += 1
             try checkPageBudget(pageNumber, location: current, visited: &visited)
             let previous = conditional ? previousPages[current] : nil
-            switch try await request(current, page: pageNumber, conditional: conditional)() {
+            switch sameAsLastRun(try await request(current, page: pageNumber, conditional: conditional)(), at: current, conditional: conditional) {
             case .notModified:
                 freshness.notModified += 1
                 guard let previous, !freshness.isMixed else { return .mixed }
@@ -117,7 +119,7 @@ public struct FeedReader {
                 pages.append(
                     FeedPageState(
                         url: current, etag: body.etag, lastModified: body.lastModified, nextURL: page.next, total: page.count,
-                        records: page.results.count))
+                        records: page.results.count, digest: body.digest))
                 location = page.next
             }
             progress(pageNumber, nextIndex)
@@ -178,7 +180,7 @@ public struct FeedReader {
                 }
             }
             let page: FeedPageState
-            switch answer {
+            switch sameAsLastRun(answer, at: current, conditional: conditional) {
             case .notModified:
                 freshness.notModified += 1
                 guard let previous = conditional ? previousPages[current] : nil, !freshness.isMixed else { return .mixed }
@@ -191,7 +193,9 @@ public struct FeedReader {
                 if freshness.isMixed { return .mixed }
                 do {
                     let (records, total) = try await stager.stage(body, report: &report)
-                    page = FeedPageState(url: current, etag: body.etag, lastModified: body.lastModified, nextURL: nil, total: total, records: records)
+                    page = FeedPageState(
+                        url: current, etag: body.etag, lastModified: body.lastModified, nextURL: nil, total: total, records: records,
+                        digest: body.digest)
                 } catch let error as FeedError {
                     throw UpstreamError(url: current, page: pageNumber, cause: error.description)
                 }
@@ -316,6 +320,13 @@ public struct FeedReader {
             for rejection in try await staging.stage(batch) { report.reject(rejection) }
             batch.removeAll(keepingCapacity: true)
         }
+    }
+
+    /// A body with the digest the page had in the last run is that page again: it counts as a 304 would, unparsed.
+    private func sameAsLastRun(_ answer: UpstreamAnswer, at location: String, conditional: Bool) -> UpstreamAnswer {
+        guard conditional, case .body(let body) = answer, let digest = body.digest, digest == previousPages[location]?.digest else { return answer }
+        body.discard()
+        return .notModified
     }
 
     /// The request for one page, conditional on what the previous run stored for it when `conditional`;

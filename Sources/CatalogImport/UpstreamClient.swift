@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Logging
 
@@ -46,12 +47,15 @@ public struct UpstreamBody: Sendable {
     public var etag: String?
     public var lastModified: String?
     public var contentType: String?
+    /// The SHA-256 of the body as received (lowercase hex), taken while it arrived; nil for a file the feed names.
+    public var digest: String?
 
-    public init(content: Content, etag: String? = nil, lastModified: String? = nil, contentType: String? = nil) {
+    public init(content: Content, etag: String? = nil, lastModified: String? = nil, contentType: String? = nil, digest: String? = nil) {
         self.content = content
         self.etag = etag
         self.lastModified = lastModified
         self.contentType = contentType
+        self.digest = digest
     }
 
     /// The whole body, for formats that can only be parsed as one document.
@@ -224,7 +228,8 @@ public struct UpstreamClient: Sendable {
             return .answer(
                 .body(
                     UpstreamBody(
-                        content: result.body, etag: header("ETag"), lastModified: header("Last-Modified"), contentType: header("Content-Type"))))
+                        content: result.body, etag: header("ETag"), lastModified: header("Last-Modified"), contentType: header("Content-Type"),
+                        digest: result.digest)))
         case 304:
             UpstreamBody(content: result.body).discard()
             return .answer(.notModified)
@@ -247,6 +252,8 @@ enum BoundedDownload {
     struct Result {
         var response: HTTPURLResponse
         var body: UpstreamBody.Content
+        /// The body's SHA-256, lowercase hex.
+        var digest: String
     }
 
     struct TooLarge: Error {
@@ -283,6 +290,7 @@ enum BoundedDownload {
         private let limit: Int
         private var body: [UInt8] = []
         private var received = 0
+        private var hasher = SHA256()
         /// Where the body goes once it passes `UpstreamBody.spoolThreshold`.
         private var spool: (path: String, handle: FileHandle)?
         private var task: URLSessionDataTask?
@@ -333,6 +341,7 @@ enum BoundedDownload {
                     body = []
                     return true
                 }
+                hasher.update(data: data)
                 do {
                     if let spool {
                         try spool.handle.write(contentsOf: data)
@@ -347,6 +356,17 @@ enum BoundedDownload {
                 return false
             }
             if stop { dataTask.cancel() }
+        }
+
+        private static func hex(_ digest: SHA256.Digest) -> String {
+            let digits = Array("0123456789abcdef".utf8)
+            var text: [UInt8] = []
+            text.reserveCapacity(2 * SHA256.byteCount)
+            for byte in digest {
+                text.append(digits[Int(byte >> 4)])
+                text.append(digits[Int(byte & 0x0F)])
+            }
+            return String(decoding: text, as: UTF8.self)
         }
 
         /// Moves the body received so far into a temporary file; called with the lock held.
@@ -380,7 +400,7 @@ enum BoundedDownload {
                 if let failure { return (continuation, .failure(failure)) }
                 if let error { return (continuation, .failure(error)) }
                 guard let response else { return (continuation, .failure(URLError(.badServerResponse))) }
-                return (continuation, .success(Result(response: response, body: content)))
+                return (continuation, .success(Result(response: response, body: content, digest: Self.hex(hasher.finalize()))))
             }
             continuation?.resume(with: outcome)
         }

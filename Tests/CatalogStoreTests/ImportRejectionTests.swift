@@ -44,7 +44,7 @@ struct ImportRejectionTests {
                 + #"{"index":9,"key":"A","reason":"duplicate key: replaced by the record at index 11"}]"#)
         let store = try SQLiteCatalogStore(path: path)
         defer { try? store.close() }
-        #expect(try await store.appliedMigrations().last == "v3: rejections in their own table")
+        #expect(try await store.appliedMigrations().contains("v3: rejections in their own table"))
         let report = try #require(try await store.importReport(id: 1).0)
         #expect(report.rejections == Self.rejections)
         #expect(report.rejected == 3)

@@ -77,7 +77,9 @@ public protocol CatalogStore: Service, CustomStringConvertible {
     func claimImport(of source: FeedSource) async throws -> ImportClaimOutcome
     /// When each source's last successful run finished (ISO 8601 UTC); a source that never succeeded is absent.
     func lastSuccessfulImports() async throws -> [FeedSource: String]
-    /// The page states of the last successful run of `source`, by URL, for conditional requests.
+    /// The page states of the last successful run of `source`, by URL, for conditional requests: none once the
+    /// source's family has been written since that run committed (through the API, by hand), so that the next run
+    /// reads the listing whole and puts the feed's rows back.
     func feedPages(source: FeedSource) async throws -> [String: FeedPageState]
     /// A place for a listing too big to keep in memory while it is read; the store stays untouched until
     /// `completeImport` applies it.

@@ -69,12 +69,16 @@ extension PostgresCatalogStore {
     public func feedPages(source: FeedSource) async throws -> [String: FeedPageState] {
         try await transaction(.read) { connection in
             var pages: [String: FeedPageState] = [:]
-            let query: PostgresQuery = "SELECT url, etag, last_modified, next_url, total, records FROM feed_pages WHERE source = \(source.rawValue)"
-            for try await (url, etag, lastModified, nextURL, total, records) in try await connection.query(query, logger: logger).decode(
-                (String, String?, String?, String?, Int64?, Int64).self)
+            let query: PostgresQuery = """
+                SELECT url, etag, last_modified, next_url, total, records, digest FROM feed_pages
+                WHERE source = \(source.rawValue) AND family_version = (SELECT version FROM versions WHERE name = \(source.family.rawValue))
+                """
+            for try await (url, etag, lastModified, nextURL, total, records, digest) in try await connection.query(query, logger: logger).decode(
+                (String, String?, String?, String?, Int64?, Int64, String?).self)
             {
                 pages[url] = FeedPageState(
-                    url: url, etag: etag, lastModified: lastModified, nextURL: nextURL, total: total.map(Int.init), records: Int(records))
+                    url: url, etag: etag, lastModified: lastModified, nextURL: nextURL, total: total.map(Int.init), records: Int(records),
+                    digest: digest)
             }
             return pages
         }
@@ -106,12 +110,13 @@ extension PostgresCatalogStore {
             }
             report.succeed(with: counts)
             try await connection.query("DELETE FROM feed_pages WHERE source = \(report.source.rawValue)", logger: logger)
+            let familyVersion = try await log.versionAtCommit(of: report.source.family)
             for page in listing.pages {
                 try await connection.query(
                     """
-                    INSERT INTO feed_pages (source, url, etag, last_modified, next_url, total, records)
+                    INSERT INTO feed_pages (source, url, etag, last_modified, next_url, total, records, digest, family_version)
                     VALUES (\(report.source.rawValue), \(page.url), \(page.etag), \(page.lastModified), \(page.nextURL), \(page.total.map(Int64.init)),
-                        \(Int64(page.records)))
+                        \(Int64(page.records)), \(page.digest), \(familyVersion))
                     """, logger: logger)
             }
             try await Self.saveReport(report, connection, logger: logger)

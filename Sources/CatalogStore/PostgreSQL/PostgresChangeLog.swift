@@ -49,6 +49,18 @@ struct PostgresChangeLog {
         nextSeq += Int64(count)
     }
 
+    /// The version `family` will have once this transaction commits.
+    func versionAtCommit(of family: ResourceFamily) async throws -> Int64 {
+        if changedFamilies.contains(family) { return nextSeq - 1 }
+        var version: Int64 = 0
+        for try await stored in try await connection.query("SELECT version FROM versions WHERE name = \(family.rawValue)", logger: logger)
+            .decode(Int64.self)
+        {
+            version = stored
+        }
+        return version
+    }
+
     /// Moves the version of every family this transaction changed to its last seq, keeps that seq, and has
     /// PostgreSQL announce it when (and only if) the transaction commits.
     func finish() async throws {

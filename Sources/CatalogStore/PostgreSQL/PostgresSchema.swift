@@ -13,7 +13,13 @@ import PostgresNIO
 enum PostgresSchema {
     /// Each migration's statements, run one by one (the extended query protocol takes one statement at a time).
     static let migrations: [(identifier: String, statements: [String])] = [
-        ("v1: films, products, categories, history, imports", statements(version1) + filmLinkCountTriggers + categoryCountTriggers)
+        ("v1: films, products, categories, history, imports", statements(version1) + filmLinkCountTriggers + categoryCountTriggers),
+        // A page's states hold only while its feed's rows are as the run that recorded them left them; rows of
+        // earlier runs have no version, and the next run reads its listing whole.
+        (
+            "v2: page digests, and the version of the family their run left",
+            ["ALTER TABLE feed_pages ADD COLUMN digest TEXT", "ALTER TABLE feed_pages ADD COLUMN family_version BIGINT"]
+        ),
     ]
 
     /// The statements of a script whose statements end with `;` and a line break.

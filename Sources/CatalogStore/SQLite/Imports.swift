@@ -64,11 +64,14 @@ extension SQLiteCatalogStore {
     public func feedPages(source: FeedSource) async throws -> [String: FeedPageState] {
         try await database.read { db in
             var pages: [String: FeedPageState] = [:]
-            for row in try Row.fetchAll(
-                try db.cachedStatement(sql: "SELECT url, etag, last_modified, next_url, total, records FROM feed_pages WHERE source = ?"),
-                arguments: [source.rawValue])
-            {
-                pages[row[0]] = FeedPageState(url: row[0], etag: row[1], lastModified: row[2], nextURL: row[3], total: row[4], records: row[5])
+            let statement = try db.cachedStatement(
+                sql: """
+                    SELECT url, etag, last_modified, next_url, total, records, digest FROM feed_pages
+                    WHERE source = ? AND family_version = (SELECT version FROM versions WHERE name = ?)
+                    """)
+            for row in try Row.fetchAll(statement, arguments: [source.rawValue, source.family.rawValue]) {
+                pages[row[0]] = FeedPageState(
+                    url: row[0], etag: row[1], lastModified: row[2], nextURL: row[3], total: row[4], records: row[5], digest: row[6])
             }
             return pages
         }
@@ -106,10 +109,16 @@ extension SQLiteCatalogStore {
         try log.finish()
         report.succeed(with: counts)
         try db.execute(sql: "DELETE FROM feed_pages WHERE source = ?", arguments: [report.source.rawValue])
+        let familyVersion = try Int64.fetchOne(db, sql: "SELECT version FROM versions WHERE name = ?", arguments: [report.source.family.rawValue])
+        let insert = try db.cachedStatement(
+            sql: """
+                INSERT INTO feed_pages (source, url, etag, last_modified, next_url, total, records, digest, family_version)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
         for page in pages {
-            try db.execute(
-                sql: "INSERT INTO feed_pages (source, url, etag, last_modified, next_url, total, records) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                arguments: [report.source.rawValue, page.url, page.etag, page.lastModified, page.nextURL, page.total, page.records])
+            try insert.execute(arguments: [
+                report.source.rawValue, page.url, page.etag, page.lastModified, page.nextURL, page.total, page.records, page.digest, familyVersion,
+            ])
         }
         try saveReport(report, db)
         return report

@@ -27,6 +27,12 @@ enum Schema {
                 try ImportRejections.save(try ImportRejections.decodeLegacyJSON(report["rejections"]), of: report["id"], db)
             }
         }
+        migrator.registerMigration("v4: page digests, and the version of the family their run left") { db in
+            // A page's states hold only while its feed's rows are as the run that recorded them left them; rows of
+            // earlier runs have no version, and the next run reads its listing whole.
+            try db.execute(sql: "ALTER TABLE feed_pages ADD COLUMN digest TEXT")
+            try db.execute(sql: "ALTER TABLE feed_pages ADD COLUMN family_version INTEGER")
+        }
         return migrator
     }
 
