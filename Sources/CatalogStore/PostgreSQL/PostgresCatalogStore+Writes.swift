@@ -64,18 +64,25 @@ struct PostgresProductWriter {
         let compared = values.map { "stored.\($0)" } + (mode.ownsSource ? ["stored.source"] : [])
         let given = values.map { "listed.\($0)" } + (mode.ownsSource ? ["$2"] : [])
         let updates = (values + (mode.ownsSource ? ["source"] : []) + ["changed_seq"]).map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        let startsEmpty = mode.ownsSource ? try await Self.claimEmptyTable(log) : false
+        // Into an empty table every listed row is new: nothing to compare, no conflict to look for (a third of the
+        // statement's time for 100,000 products), and no row to delete afterwards.
+        let changedRows =
+            startsEmpty
+            ? "SELECT listed.*, true AS is_new FROM listed"
+            : """
+            SELECT listed.*, stored.serial_code IS NULL AS is_new FROM listed LEFT JOIN products AS stored USING (serial_code)
+            WHERE stored.serial_code IS NULL OR (\(compared.joined(separator: ", "))) IS DISTINCT FROM (\(given.joined(separator: ", ")))
+            """
         // The history rows are written by the same statement, numbered as the rows are: nothing goes back and forth.
         let sql = """
             WITH listed AS (\(Self.listedSQL)),
-            changed AS (
-                SELECT listed.*, stored.serial_code IS NULL AS is_new FROM listed LEFT JOIN products AS stored USING (serial_code)
-                WHERE stored.serial_code IS NULL OR (\(compared.joined(separator: ", "))) IS DISTINCT FROM (\(given.joined(separator: ", ")))
-            ),
+            changed AS (\(changedRows)),
             numbered AS (SELECT changed.*, $3::bigint - 1 + row_number() OVER (ORDER BY position) AS seq FROM changed),
             written AS (
                 INSERT INTO products (serial_code, \(values.joined(separator: ", ")), source, changed_seq)
                 SELECT serial_code, \(values.joined(separator: ", ")), $2, seq FROM numbered
-                ON CONFLICT (serial_code) DO UPDATE SET \(updates)
+                \(startsEmpty ? "" : "ON CONFLICT (serial_code) DO UPDATE SET \(updates)")
             ),
             history AS (
                 INSERT INTO changes (seq, entity, key, op, author, at)
@@ -102,10 +109,25 @@ struct PostgresProductWriter {
         for try await row in rows.decode((Int, Int, Int).self) { (changed, inserted, listed) = row }
         log.recorded(.product, count: changed)
         var counts = WriteCounts(inserted: inserted, updated: changed - inserted, unchanged: listed - changed)
-        if case .mirror(let feed) = mode {
+        if case .mirror(let feed) = mode, !startsEmpty {
             counts.deleted = try await deleteUnlisted(listing, feed: feed, log: &log)
         }
         return counts
+    }
+
+    /// Whether `products` is empty, and then stays so for everyone but this transaction until it ends: the lock lets
+    /// readers in and makes writers (through the API, on any replica) wait, as SQLite's one writer does.
+    private static func claimEmptyTable(_ log: PostgresChangeLog) async throws -> Bool {
+        let isEmpty = { () async throws -> Bool in
+            var empty = false
+            for try await value in try await log.connection.query("SELECT NOT EXISTS (SELECT 1 FROM products)", logger: log.logger).decode(Bool.self) {
+                empty = value
+            }
+            return empty
+        }
+        guard try await isEmpty() else { return false }
+        try await log.connection.query("LOCK TABLE products IN SHARE ROW EXCLUSIVE MODE", logger: log.logger)
+        return try await isEmpty()
     }
 
     static let listingWorkMemory = "64MB"
