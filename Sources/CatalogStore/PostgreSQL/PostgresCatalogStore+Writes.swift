@@ -120,7 +120,8 @@ struct PostgresProductWriter {
     private static func claimEmptyTable(_ log: PostgresChangeLog) async throws -> Bool {
         let isEmpty = { () async throws -> Bool in
             var empty = false
-            for try await value in try await log.connection.query("SELECT NOT EXISTS (SELECT 1 FROM products)", logger: log.logger).decode(Bool.self) {
+            for try await value in try await log.connection.query("SELECT NOT EXISTS (SELECT 1 FROM products)", logger: log.logger).decode(Bool.self)
+            {
                 empty = value
             }
             return empty
