@@ -39,6 +39,10 @@ struct PaginationTests {
                 .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
             #expect(text == expected)
             #expect(try ListCursor(decoding: text) == cursor)
+            // Only what `encoded()` writes reads back: no padding, no standard alphabet, no stray bits at the end.
+            #expect(throws: UnknownCursor.self) { try ListCursor(decoding: text + "=") }
+            #expect(throws: UnknownCursor.self) { try ListCursor(decoding: text.replacingOccurrences(of: "-", with: "+") + "+") }
+            #expect(throws: UnknownCursor.self) { try ListCursor(decoding: text + "A") }
         }
     }
 

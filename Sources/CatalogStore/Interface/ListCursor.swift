@@ -32,9 +32,7 @@ public struct ListCursor: Sendable, Equatable {
     /// Reads a cursor this service issued; anything else names no page.
     public init(decoding text: String) throws(UnknownCursor) {
         let invalid = UnknownCursor(detail: "no page at this cursor: it is not one this service issued; follow the next or previous links")
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard text.count <= 4096, let data = Data(base64Encoded: base64), let json = try? JSONParser.parse(data),
+        guard text.utf8.count <= 4096, let bytes = Self.bytes(base64URL: text), let json = try? JSONParser.parse(bytes),
             case .string(let ordering) = json["o"], case .string(let directionText) = json["d"],
             let direction = Direction(rawValue: directionText), let sortValue = Self.value(json["v"]), let key = Self.value(json["k"])
         else { throw invalid }
@@ -80,6 +78,35 @@ public struct ListCursor: Sendable, Equatable {
             index += 3
         }
         return String(decoding: text, as: UTF8.self)
+    }
+
+    private static let base64URLValues: [Int8] = {
+        var values = [Int8](repeating: -1, count: 256)
+        for (value, byte) in base64URLAlphabet.enumerated() { values[Int(byte)] = Int8(value) }
+        return values
+    }()
+
+    /// The bytes of unpadded base64url text, as `base64URL` writes it; nil for anything else. Written directly for
+    /// the same reason: the deep pages a client follows read a cursor on every request.
+    private static func bytes(base64URL text: String) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count * 3 / 4)
+        var accumulated: UInt32 = 0
+        var bits = 0
+        for character in text.utf8 {
+            let value = base64URLValues[Int(character)]
+            guard value >= 0 else { return nil }
+            accumulated = accumulated << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                bytes.append(UInt8(truncatingIfNeeded: accumulated >> UInt32(bits)))
+                accumulated &= (1 << UInt32(bits)) - 1
+            }
+        }
+        // What is left over is padding of the last byte: fewer than six bits, all zero.
+        guard bits < 6, accumulated == 0 else { return nil }
+        return bytes
     }
 
     /// A sort value or key read back: the sorted columns hold integers and text, so anything else names no page.
