@@ -1,6 +1,6 @@
 /// Typed field access on a JSON object, throwing a `RecordError` that names the field.
 struct FieldReader {
-    let members: [String: JSONValue]
+    let members: JSONObject
 
     init(_ json: JSONValue, entity: String) throws(RecordError) {
         guard case .object(let members) = json else {

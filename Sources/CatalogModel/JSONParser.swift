@@ -80,14 +80,12 @@ public struct JSONParser {
     private mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
         guard depth <= maximumDepth else { throw error("nesting deeper than \(maximumDepth) levels") }
         index += 1
-        // Members are collected first and hashed once into a dictionary of the right size: growing the
-        // dictionary member by member rehashes it several times per object, the parser's largest cost.
-        var members: [(String, JSONValue)] = []
+        var members: [(name: String, value: JSONValue)] = []
         members.reserveCapacity(16)
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object([:])
+            return .object(JSONObject())
         }
         while true {
             skipWhitespace()
@@ -104,8 +102,7 @@ public struct JSONParser {
                 index += 1
             } else if bytes[index] == UInt8(ascii: "}") {
                 index += 1
-                // A repeated name: the last one wins, as most parsers do.
-                return .object(Dictionary(members, uniquingKeysWith: { _, last in last }))
+                return .object(JSONObject(members))
             } else {
                 throw error("expected ',' or '}'")
             }

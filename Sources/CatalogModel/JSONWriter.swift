@@ -90,9 +90,9 @@ public struct JSONWriter: Sendable {
             arrayEnd()
         case .object(let members):
             objectStart()
-            for name in members.keys.sorted() {
-                key(name)
-                self.value(members[name] ?? .null)
+            for member in members.sortedMembers {
+                key(member.name)
+                self.value(member.value)
             }
             objectEnd()
         }

@@ -34,6 +34,25 @@ struct JSONTests {
         #expect(error?.reason == reason)
     }
 
+    @Test func aRepeatedMemberNameReadsAsItsLastValueAndObjectsCompareAsSets() throws {
+        let parsed = try JSONParser.parse(Array(#"{"b": 1, "a": "x", "b": 2}"#.utf8))
+        #expect(parsed["b"] == .number("2"))
+        #expect(parsed["a"] == .string("x"))
+        #expect(parsed["c"] == nil)
+        #expect(parsed == (try JSONParser.parse(Array(#"{"a": "x", "b": 2}"#.utf8))))
+        #expect(parsed != (try JSONParser.parse(Array(#"{"a": "x", "b": 1}"#.utf8))))
+        guard case .object(var members) = parsed else {
+            Issue.record("not an object")
+            return
+        }
+        #expect(members.sortedMembers.map(\.name) == ["a", "b"])
+        members["b"] = .bool(true)
+        #expect(members["b"] == .bool(true))
+        var writer = JSONWriter()
+        writer.value(.object(members))
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == #"{"a":"x","b":true}"#)
+    }
+
     @Test func invalidUTF8IsRejected() {
         let bytes: [UInt8] = [UInt8(ascii: "\""), 0xC3, 0x28, UInt8(ascii: "\"")]
         #expect(throws: JSONParseError(offset: 4, reason: "invalid UTF-8 in a string")) { try JSONParser.parse(bytes) }
