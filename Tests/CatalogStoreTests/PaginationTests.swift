@@ -72,6 +72,25 @@ struct PaginationTests {
         #expect(keys == (descending ? keys.sorted(by: >) : keys.sorted()))
     }
 
+    @Test(arguments: StoreBackend.available, ["-price", "name"])
+    func aPageAfterACursorLinksBackExactlyWhileRowsComeBeforeIt(_ backend: StoreBackend, ordering: String) async throws {
+        let temporary = try await TestStore.open(backend)
+        defer { temporary.remove() }
+        let store = temporary.store
+        try await Self.seed(store, count: 60)
+        let filter = ProductFilter(category: "c1")
+        let first = try await store.products(filter, page: PageRequest(ordering: ordering, pageSize: 5))
+        #expect(first.previousCursor == nil)
+        let cursor = try #require(first.nextCursor)
+        let second = try await store.products(filter, page: PageRequest(ordering: ordering, pageSize: 5, cursor: cursor))
+        #expect(second.previousCursor != nil)
+        // Rows of another category before the cursor do not count; once the first page's rows are gone, none come before.
+        for row in first.rows { _ = try await store.deleteProduct(serialCode: row.product.serialCode, author: "api") }
+        let again = try await store.products(filter, page: PageRequest(ordering: ordering, pageSize: 5, cursor: cursor))
+        #expect(again.rows.map(\.product.serialCode) == second.rows.map(\.product.serialCode))
+        #expect(again.previousCursor == nil)
+    }
+
     @Test(arguments: StoreBackend.available) func walkingBackFromTheLastPageGivesTheSameRowsReversed(_ backend: StoreBackend) async throws {
         let temporary = try await TestStore.open(backend)
         defer { temporary.remove() }

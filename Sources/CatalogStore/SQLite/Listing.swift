@@ -62,24 +62,37 @@ extension ListingSpec {
                 "(\(sortExpression), \(keyColumn)) \(ascendingInQuery ? ">" : "<") (?, ?)", cursor.sortValue.databaseValue, cursor.key.databaseValue)
         }
         let direction = ascendingInQuery ? "ASC" : "DESC"
+        // A page after a cursor has rows before it when some are at or before the cursor's position: the page's own
+        // statement answers that in a column (SQLite runs the subquery once), rather than a second statement.
+        var before = Conditions()
+        var hasRowsBefore = "0"
+        if forward, let cursor {
+            before = conditions
+            before.add(
+                "(\(sortExpression), \(keyColumn)) \(descending ? ">=" : "<=") (?, ?)", cursor.sortValue.databaseValue, cursor.key.databaseValue)
+            hasRowsBefore = "EXISTS (SELECT 1 FROM \(table) \(before.whereSQL))"
+        }
         let sql = """
-            SELECT \(columns), \(sortExpression), \(keyColumn) FROM \(table) \(pageConditions.whereSQL)
+            SELECT \(columns), \(sortExpression), \(keyColumn), \(hasRowsBefore) FROM \(table) \(pageConditions.whereSQL)
             ORDER BY \(sortExpression) \(direction), \(keyColumn) \(direction) LIMIT ?
             """
         // Rows are decoded while the statement is on them, so that text and integers are read straight from SQLite
         // rather than copied into a row of `DatabaseValue`s first; the position columns come last.
         let statement = try db.cachedStatement(sql: sql)
-        let (sortColumn, keyColumnIndex) = (statement.columnCount - 2, statement.columnCount - 1)
+        let (sortColumn, keyColumnIndex, beforeColumn) = (statement.columnCount - 3, statement.columnCount - 2, statement.columnCount - 1)
         var fetched: [(row: Row, sort: DatabaseValue, key: DatabaseValue)] = []
         fetched.reserveCapacity(request.pageSize)
         // The row after the page only tells that there is more: it is not decoded.
         var hasMoreInQueryDirection = false
-        let rows = try GRDB.Row.fetchCursor(statement, arguments: StatementArguments(pageConditions.arguments + [request.pageSize + 1]))
+        var hasRowsBeforeCursor = false
+        let rows = try GRDB.Row.fetchCursor(
+            statement, arguments: StatementArguments(before.arguments + pageConditions.arguments + [request.pageSize + 1]))
         while let row = try rows.next() {
             guard fetched.count < request.pageSize else {
                 hasMoreInQueryDirection = true
                 break
             }
+            if fetched.isEmpty { hasRowsBeforeCursor = row[beforeColumn] }
             fetched.append((try decode(row), row[sortColumn], row[keyColumnIndex]))
         }
         if !forward { fetched.reverse() }
@@ -100,7 +113,7 @@ extension ListingSpec {
         let nextPosition = position(last, .next)
         let previousPosition = position(first, .previous)
         let hasNext = forward ? hasMoreInQueryDirection : try exists(beyond: nextPosition)
-        let hasPrevious = forward ? try (cursor != nil && exists(beyond: previousPosition)) : hasMoreInQueryDirection
+        let hasPrevious = forward ? hasRowsBeforeCursor : hasMoreInQueryDirection
         return (fetched.map(\.row), hasNext ? nextPosition.encoded() : nil, hasPrevious ? previousPosition.encoded() : nil)
     }
 }
