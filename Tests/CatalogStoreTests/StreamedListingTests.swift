@@ -7,9 +7,9 @@ struct StreamedListingTests {
     /// The store with one product written through the API, a products claim and a running report. Its writer waits
     /// `wait` for a streamed listing's next batch: long enough by default for a test's reads in between, however busy
     /// the machine running the suites is.
-    private func importing(wait: Duration = .seconds(60)) async throws -> (TemporaryStore, any ImportClaim, ImportReport) {
+    private func importing(wait: Duration = .seconds(60), empty: Bool = false) async throws -> (TemporaryStore, any ImportClaim, ImportReport) {
         let temporary = try TemporaryStore(streamedListingWait: wait)
-        _ = try await temporary.store.upsertProducts([try product("API-1")], author: "api")
+        if !empty { _ = try await temporary.store.upsertProducts([try product("API-1")], author: "api") }
         guard case .claimed(let claim) = try await temporary.store.claimImport(of: .products) else {
             throw ForeignImportPart("import claim", store: "a store whose products claim was refused")
         }
@@ -61,8 +61,9 @@ struct StreamedListingTests {
         await claim.release()
     }
 
-    @Test func aKeyGivenTwiceFailsTheStreamedListingAndWritesNothing() async throws {
-        let (temporary, claim, report) = try await importing()
+    /// Into an empty table, the key's index refuses the second one; else the writer's set of the listing's keys.
+    @Test(arguments: [false, true]) func aKeyGivenTwiceFailsTheStreamedListingAndWritesNothing(intoAnEmptyTable: Bool) async throws {
+        let (temporary, claim, report) = try await importing(empty: intoAnEmptyTable)
         defer { temporary.remove() }
         let store = temporary.store
         let streamed = try #require(try await store.makeStreamedListing(of: .products))
@@ -72,7 +73,8 @@ struct StreamedListingTests {
             _ = try await store.completeImport(report, listing: CompletedListing(records: .stagedProducts(streamed), pages: []), under: claim)
         }
         await streamed.discard()
-        #expect(try await keys(store) == ["API-1"])
+        #expect(try await keys(store) == (intoAnEmptyTable ? [] : ["API-1"]))
+        #expect(try await store.check().isEmpty)
         await claim.release()
     }
 

@@ -71,12 +71,14 @@ struct ProductWriter {
     private let compared: [String]
     private var compare: StatementsBySize
     private var write: StatementsBySize
+    /// Rows that can only be new: a key that is not is refused by the table's key index.
+    private var insert: StatementsBySize
     private var pending: [Product] = []
     private var pendingKeys: Set<String> = []
     private(set) var counts = WriteCounts()
     /// Whether the table had no row when the writer began (a first import): a row it writes is then new
     /// unless this writer wrote its key before, so there is nothing to compare, and nothing to delete.
-    private let startedEmpty: Bool
+    let startedEmpty: Bool
     /// Whether the caller gives each key once, so that no key needs remembering.
     private let keysAreUnique: Bool
     /// The keys written so far, kept only while `startedEmpty` and keys may repeat.
@@ -115,12 +117,16 @@ struct ProductWriter {
             ORDER BY listed.column1
             """
         }
-        write = StatementsBySize { rows in
+        let insertSQL = { (rows: Int) in
             """
             INSERT INTO products (serial_code, \(Self.columns.joined(separator: ", ")), source, changed_seq)
             VALUES \(RowUpsert.placeholders(rows: rows, columns: valueCount))
-            ON CONFLICT(serial_code) DO UPDATE SET \((compared + ["changed_seq"]).map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
             """
+        }
+        insert = StatementsBySize(sql: insertSQL)
+        write = StatementsBySize { rows in
+            insertSQL(rows) + "\nON CONFLICT(serial_code) DO UPDATE SET "
+                + (compared + ["changed_seq"]).map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
         }
     }
 
@@ -146,10 +152,12 @@ struct ProductWriter {
     /// a key given twice throws `StreamedListingAbandoned`.
     static func apply(batches next: () throws -> [Product]?, mode: WriteMode, db: Database, log: inout ChangeLog) throws -> WriteCounts {
         var writer = try ProductWriter(db: db, mode: mode, keysAreUnique: true)
+        // Into an empty table the rows are only inserted, and the key's index refuses a key given twice: the
+        // listing's keys (40 MB at a million) are kept only when rows are compared and vanished ones deleted.
         var listed: Set<String> = []
         while let batch = try next() {
             for product in batch {
-                guard listed.insert(product.serialCode).inserted else {
+                guard writer.startedEmpty || listed.insert(product.serialCode).inserted else {
                     throw StreamedListingAbandoned("the key '\(product.serialCode)' came twice")
                 }
                 try writer.add(product, log: &log)
@@ -188,10 +196,16 @@ struct ProductWriter {
         }
         if !changed.isEmpty {
             let firstSeq = log.nextSeq
-            try write.statement(db, rows: changed.count).execute { row in
-                for (offset, change) in changed.enumerated() {
-                    Self.bind(batch[change.position], source: source, seq: firstSeq + Int64(offset), into: &row)
+            let onlyNew = startedEmpty && keysAreUnique
+            let statement = try onlyNew ? insert.statement(db, rows: changed.count) : write.statement(db, rows: changed.count)
+            do {
+                try statement.execute { row in
+                    for (offset, change) in changed.enumerated() {
+                        Self.bind(batch[change.position], source: source, seq: firstSeq + Int64(offset), into: &row)
+                    }
                 }
+            } catch let error as DatabaseError where onlyNew && error.resultCode == .SQLITE_CONSTRAINT {
+                throw StreamedListingAbandoned("a key came twice (\(error.message ?? "a key constraint failed"))")
             }
             try log.record(.product, keys: changed.map { batch[$0.position].serialCode }, .upsert)
         }
