@@ -24,8 +24,11 @@ public struct FeedReader {
     /// DummyJSON pages asked for ahead of the one being read: enough to hide the upstream's latency,
     /// few enough to be polite to a public feed.
     static let pagesAhead = 4
-    /// Products are staged in batches of this many.
-    static let stagingBatchSize = 1000
+    /// Products go to a streamed listing in batches of at most this many (and at the end of every page).
+    static let streamedBatchSize = 1000
+    /// Products go to a store's staging in batches of this many: each batch is a round trip to a PostgreSQL
+    /// server, and batches of 1,000 made staging cost more than the import's writing.
+    static let stagingBatchSize = 10_000
     /// Listings read whole (not streamed to the store) up to this many products (about 50 MB) are kept in memory;
     /// longer ones go to the store's staging, so that a listing of any length is read with bounded memory.
     public static let defaultInMemoryProductLimit = 100_000
@@ -312,7 +315,7 @@ public struct FeedReader {
                 return
             }
             batch.append((index, product))
-            if batch.count >= FeedReader.stagingBatchSize { try await flush(report: &report) }
+            if batch.count >= (isStreamed ? FeedReader.streamedBatchSize : FeedReader.stagingBatchSize) { try await flush(report: &report) }
         }
 
         mutating func flush(report: inout ImportReport) async throws {
