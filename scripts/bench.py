@@ -16,6 +16,7 @@ import platform
 import re
 import shutil
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -268,6 +269,16 @@ def measure_serving(args, processes, database, products, work):
     results.append(row)
     print(f"  {GZIP_PAGE}: {row['catalogd']['rps']:,.0f} req/s, {row['bytes']['gzip_bytes']:,} bytes "
           f"instead of {row['bytes']['plain_bytes']:,}", flush=True)
+    # The two ratios whose goals sit near 1 again, in alternating rounds, keeping the median: a single 5 s run of
+    # each endpoint moves by 10-20 % on this shared machine, more than the margins these targets leave.
+    pairs = {
+        "repeated page / healthz (req/s)": paired_rounds(
+            args, (base + "/products?page_size=100", cached.pid), (base + "/healthz", cached.pid), "rps"),
+        "deep page / first page, no cache (p50 latency)": paired_rounds(
+            args, (uncached_base + deep_path, uncached.pid), (uncached_base + "/products?page_size=100", uncached.pid), "p50_ms"),
+    }
+    for name, pair in pairs.items():
+        print(f"  {name}: median {pair['median']:.2f} of {', '.join(f'{r:.2f}' for r in pair['rounds'])}", flush=True)
     serving_rss = {"catalogd_peak_rss_mib": memory_kib(cached.pid, "VmHWM") / 1024,
                    "catalogd_rss_mib": memory_kib(cached.pid, "VmRSS") / 1024,
                    "catalogd_uncached_peak_rss_mib": memory_kib(uncached.pid, "VmHWM") / 1024}
@@ -293,7 +304,21 @@ def measure_serving(args, processes, database, products, work):
             print(f"  datasette {label}: {row['datasette']['rps']:,.0f} req/s", flush=True)
     serving_rss["datasette_peak_rss_mib"] = memory_kib(datasette.pid, "VmHWM") / 1024
     processes.stop(datasette)
-    return results, serving_rss
+    return results, serving_rss, pairs
+
+
+PAIR_ROUNDS = 5
+
+
+def paired_rounds(args, first, second, field):
+    """`field` of `first` over that of `second`, measured in alternating wrk runs of 3 s: each round's ratio and
+    their median."""
+    rounds = []
+    for _ in range(PAIR_ROUNDS):
+        a = run_wrk(first[0], first[1], 3, args.connections)[field]
+        b = run_wrk(second[0], second[1], 3, args.connections)[field]
+        rounds.append(ratio(a, b))
+    return {"rounds": rounds, "median": statistics.median(rounds)}
 
 
 def run_facts(args, products):
@@ -311,7 +336,7 @@ def ratio(a, b):
     return a / b if b else float("nan")
 
 
-def summarize(imports, serving, memory, products, database_bytes):
+def summarize(imports, serving, memory, pairs, products):
     """The targets of the performance issues, each with its ratio and whether it is met (the current round's
     targets, and the earlier round's that still stand)."""
     by_label = {run["label"]: run for run in imports}
@@ -322,9 +347,7 @@ def summarize(imports, serving, memory, products, database_bytes):
     sqlite_utils = by_label["sqlite-utils upsert (same data, JSON array file)"]
     reference = by_label["python sqlite3 executemany upsert (physical reference)"]
     rows = {row["endpoint"]: row for row in serving}
-    healthz = rows["/healthz"]["catalogd"]["rps"]
     page = rows["/products?page_size=100"]
-    deep_label = next(label for label in rows if label.startswith("deep cursor page ("))
     at_least = lambda goal: (f"≥ {goal}", lambda v: v >= goal)
     at_most = lambda goal: (f"≤ {goal}", lambda v: v <= goal)
     below = lambda goal: (f"< {goal}", lambda v: v < goal)
@@ -338,9 +361,9 @@ def summarize(imports, serving, memory, products, database_bytes):
         ("rows written by the unchanged re-imports", etag["rows_written"] + plain["rows_written"], ("0", lambda v: v == 0)),
         ("peak RSS of the first import, MiB", first["peak_rss_mib"], below(250)),
         ("first read after a change: server CPU ms per 100-row page", page["catalogd_uncached"]["cpu_ms_per_request"], at_most(0.25)),
-        ("deep page latency / first page latency (no cache, p50)",
-         ratio(rows[deep_label]["catalogd_uncached"]["p50_ms"], page["catalogd_uncached"]["p50_ms"]), at_most(1.0)),
-        ("repeated /products?page_size=100 vs /healthz", ratio(page["catalogd"]["rps"], healthz), at_least(0.8)),
+        ("deep page latency / first page latency (no cache, p50; median of 5)",
+         pairs["deep page / first page, no cache (p50 latency)"]["median"], at_most(1.0)),
+        ("repeated /products?page_size=100 vs /healthz (median of 5)", pairs["repeated page / healthz (req/s)"]["median"], at_least(0.8)),
         ("repeated /products?page_size=100 vs Datasette", ratio(page["catalogd"]["rps"], page["datasette"]["rps"]), at_least(100)),
         ("first read after a change (no cache) vs Datasette",
          ratio(page["catalogd_uncached"]["rps"], page["datasette"]["rps"]), at_least(10)),
@@ -439,7 +462,9 @@ def main():
         args.results = args.results or "bench/results-postgres.json"
         bench_postgres.main(args, products)
         return
-    args.results = args.results or "bench/results.json"
+    args.results = args.results or ("bench/results-1m.json" if products == 1_000_000 else "bench/results.json")
+    if products == 1_000_000 and args.chart == parser.get_default("chart"):
+        args.chart = "docs/benchmarks-1m.png"
     work = tempfile.mkdtemp(prefix="catalogd-bench-")
     processes = Processes(work)
     started = time.monotonic()
@@ -449,15 +474,16 @@ def main():
         for run in imports:
             print(f"  {run['label']}: {run['seconds']:.2f} s", flush=True)
         print("serving (wrk)", flush=True)
-        serving, memory = measure_serving(args, processes, database, products, work)
+        serving, memory, pairs = measure_serving(args, processes, database, products, work)
         database_bytes = os.path.getsize(database)
         result = {
             **run_facts(args, products),
             "imports": imports,
             "serving": serving,
             "memory": memory,
+            "pairs": pairs,
             "database_mib": database_bytes / 2**20,
-            "targets": summarize(imports, serving, memory, products, database_bytes),
+            "targets": summarize(imports, serving, memory, pairs, products),
             "elapsed_seconds": time.monotonic() - started,
         }
     finally:
