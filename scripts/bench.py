@@ -471,13 +471,13 @@ def main():
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite",
                         help="postgres: catalogd on PostgreSQL against psql, pgbench and itself on SQLite")
-    parser.add_argument("--results", help="default: bench/results.json, or bench/results-postgres.json")
+    parser.add_argument("--results", help="default: bench/results.json or bench/results-postgres.json (-1m before .json at a million)")
     parser.add_argument("--chart", default="docs/benchmarks.png")
     args = parser.parse_args()
     products = {"10k": 10_000, "100k": 100_000, "1m": 1_000_000}[args.scale]
     if args.backend == "postgres":
         import bench_postgres
-        args.results = args.results or "bench/results-postgres.json"
+        args.results = args.results or ("bench/results-postgres-1m.json" if products == 1_000_000 else "bench/results-postgres.json")
         bench_postgres.main(args, products)
         return
     args.results = args.results or ("bench/results-1m.json" if products == 1_000_000 else "bench/results.json")
