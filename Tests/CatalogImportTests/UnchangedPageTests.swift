@@ -44,6 +44,33 @@ struct UnchangedPageTests {
         #expect(products.count == 40)
     }
 
+    @Test(arguments: StoreBackend.available)
+    func aWriteMadeWhileARunFindsNothingChangedIsStillPutBackByTheNextRun(_ backend: StoreBackend) async throws {
+        let harness = try await ImportHarness.start(on: backend, Self.catalog)
+        defer { Task { await harness.stop() } }
+        let importer = harness.importer()
+        _ = try await importer.run(.products)
+        let pages = try await harness.store.feedPages(source: .products)
+        #expect(pages.count == 6)
+        // A run begins with these pages; a feed row is deleted through the API; the run finds every page unchanged.
+        guard case .claimed(let claim) = try await harness.store.claimImport(of: .products) else {
+            Issue.record("the products claim was refused")
+            return
+        }
+        let report = try await harness.store.beginImport(source: .products)
+        let deleted = try #require(try await harness.allProducts().first?.product.serialCode)
+        #expect(try await harness.store.deleteProduct(serialCode: deleted, author: "api"))
+        let unchanged = try await harness.store.completeImport(
+            report, listing: CompletedListing(records: .unchanged(40), pages: Array(pages.values)), under: claim)
+        await claim.release()
+        #expect(unchanged.unchanged == 40)
+        // The pages still belong to the version before the write: the next run reads the listing whole.
+        #expect(try await harness.store.feedPages(source: .products).isEmpty)
+        let next = try await importer.run(.products)
+        #expect([next.inserted, next.updated, next.deleted] == [Int]([1, 0, 0]))
+        #expect(try await harness.allProducts().contains { $0.product.serialCode == deleted })
+    }
+
     @Test(arguments: StoreBackend.available, [true, false])
     func aFeedRowChangedOrDeletedThroughTheAPIIsPutBackByTheNextImport(_ backend: StoreBackend, upstreamETags: Bool) async throws {
         let harness = try await ImportHarness.start(on: backend, Self.catalog, faults: FixtureFaults(disableETags: !upstreamETags))
@@ -59,9 +86,15 @@ struct UnchangedPageTests {
         let report = try await importer.run(.products)
         #expect([report.inserted, report.updated, report.deleted, report.unchanged] == [Int]([1, 1, 0, 38]))
         #expect(try await harness.allProducts().map(\.product) == imported)
-        // Then the pages hold again, and the run after reads nothing.
+        // Then the pages hold again, and the run after parses none of them.
+        let pages = try await harness.store.feedPages(source: .products)
+        #expect(pages.count == 6)
+        guard case .unchanged(let records) = try await read(harness, previousPages: pages) else {
+            Issue.record("the pages after the run that put the rows back are not unchanged")
+            return
+        }
+        #expect(records == 40)
         let again = try await importer.run(.products)
         #expect([again.inserted, again.updated, again.deleted, again.unchanged] == [Int]([0, 0, 0, 40]))
-        #expect(try await harness.store.feedPages(source: .products).count == 6)
     }
 }

@@ -109,18 +109,26 @@ extension PostgresCatalogStore {
             case .unchanged(let records): counts = WriteCounts(unchanged: records)
             }
             report.succeed(with: counts)
-            try await connection.query("DELETE FROM feed_pages WHERE source = \(report.source.rawValue)", logger: logger)
-            let familyVersion = try await log.versionAtCommit(of: report.source.family)
-            for page in listing.pages {
-                try await connection.query(
-                    """
-                    INSERT INTO feed_pages (source, url, etag, last_modified, next_url, total, records, digest, family_version)
-                    VALUES (\(report.source.rawValue), \(page.url), \(page.etag), \(page.lastModified), \(page.nextURL), \(page.total.map(Int64.init)),
-                        \(Int64(page.records)), \(page.digest), \(familyVersion))
-                    """, logger: logger)
+            if let pages = listing.pagesToRecord {
+                try await Self.recordPages(pages, of: report.source, atVersion: try await log.versionAtCommit(of: report.source.family), connection, logger: logger)
             }
             try await Self.saveReport(report, connection, logger: logger)
             return report
+        }
+    }
+
+    /// Replaces the feed's page states, marked with the version its family has once this transaction commits.
+    private static func recordPages(
+        _ pages: [FeedPageState], of source: FeedSource, atVersion familyVersion: Int64, _ connection: PostgresConnection, logger: Logger
+    ) async throws {
+        try await connection.query("DELETE FROM feed_pages WHERE source = \(source.rawValue)", logger: logger)
+        for page in pages {
+            try await connection.query(
+                """
+                INSERT INTO feed_pages (source, url, etag, last_modified, next_url, total, records, digest, family_version)
+                VALUES (\(source.rawValue), \(page.url), \(page.etag), \(page.lastModified), \(page.nextURL), \(page.total.map(Int64.init)),
+                    \(Int64(page.records)), \(page.digest), \(familyVersion))
+                """, logger: logger)
         }
     }
 

@@ -96,20 +96,27 @@ extension SQLiteCatalogStore {
                 counts = try ProductWriter.apply(staging, mode: mode, db: db, log: &log)
             case .unchanged(let records): counts = WriteCounts(unchanged: records)
             }
-            return try Self.finishImport(report, counts: counts, pages: listing.pages, log: log, db)
+            return try Self.finishImport(report, counts: counts, pages: listing.pagesToRecord, log: log, db)
         }
     }
 
     /// The end of an import's transaction once its listing is written: the versions, the pages for the next
-    /// run's conditional requests and the succeeded report.
-    static func finishImport(_ report: ImportReport, counts: WriteCounts, pages: [FeedPageState], log: ChangeLog, _ db: Database) throws
+    /// run's conditional requests (nil keeps the stored ones) and the succeeded report.
+    static func finishImport(_ report: ImportReport, counts: WriteCounts, pages: [FeedPageState]?, log: ChangeLog, _ db: Database) throws
         -> ImportReport
     {
         var report = report
         try log.finish()
         report.succeed(with: counts)
-        try db.execute(sql: "DELETE FROM feed_pages WHERE source = ?", arguments: [report.source.rawValue])
-        let familyVersion = try Int64.fetchOne(db, sql: "SELECT version FROM versions WHERE name = ?", arguments: [report.source.family.rawValue])
+        if let pages { try recordPages(pages, of: report.source, db) }
+        try saveReport(report, db)
+        return report
+    }
+
+    /// Replaces the feed's page states, marked with the version its family has once this transaction commits.
+    private static func recordPages(_ pages: [FeedPageState], of source: FeedSource, _ db: Database) throws {
+        try db.execute(sql: "DELETE FROM feed_pages WHERE source = ?", arguments: [source.rawValue])
+        let familyVersion = try Int64.fetchOne(db, sql: "SELECT version FROM versions WHERE name = ?", arguments: [source.family.rawValue])
         let insert = try db.cachedStatement(
             sql: """
                 INSERT INTO feed_pages (source, url, etag, last_modified, next_url, total, records, digest, family_version)
@@ -117,11 +124,9 @@ extension SQLiteCatalogStore {
                 """)
         for page in pages {
             try insert.execute(arguments: [
-                report.source.rawValue, page.url, page.etag, page.lastModified, page.nextURL, page.total, page.records, page.digest, familyVersion,
+                source.rawValue, page.url, page.etag, page.lastModified, page.nextURL, page.total, page.records, page.digest, familyVersion,
             ])
         }
-        try saveReport(report, db)
-        return report
     }
 
     /// Records a failed run; the catalogue itself is untouched.
