@@ -110,7 +110,8 @@ extension PostgresCatalogStore {
             }
             report.succeed(with: counts)
             if let pages = listing.pagesToRecord {
-                try await Self.recordPages(pages, of: report.source, atVersion: try await log.versionAtCommit(of: report.source.family), connection, logger: logger)
+                try await Self.recordPages(
+                    pages, of: report.source, atVersion: try await log.versionAtCommit(of: report.source.family), connection, logger: logger)
             }
             try await Self.saveReport(report, connection, logger: logger)
             return report
