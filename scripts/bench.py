@@ -212,7 +212,11 @@ def median_run(measure):
     """The run of median time among IMPORT_ROUNDS of `measure` (given the round), with every round's seconds: one
     import on this shared machine moves by 10-15 % from run to run."""
     runs = sorted((measure(round) for round in range(IMPORT_ROUNDS)), key=lambda run: run["seconds"])
-    return {**runs[len(runs) // 2], "rounds_seconds": sorted(run["seconds"] for run in runs)}
+    median = {**runs[len(runs) // 2], "rounds_seconds": [run["seconds"] for run in runs]}
+    if "peak_rss_mib" in median:
+        # Memory is a bound, not a typical value: the highest of the rounds.
+        median["peak_rss_mib"] = max(run["peak_rss_mib"] for run in runs)
+    return median
 
 
 def start_catalogd(args, processes, database, name, extra=()):
@@ -362,6 +366,7 @@ def summarize(imports, serving, memory, pairs, products):
     ndjson = by_label["catalogd: first import, NDJSON over HTTP"]
     etag = by_label["catalogd: unchanged re-import, upstream ETags (304s)"]
     plain = by_label["catalogd: unchanged re-import, no upstream ETags"]
+    compared = by_label["catalogd: unchanged rows from a new feed URL, no upstream ETags (compared)"]
     sqlite_utils = by_label["sqlite-utils upsert (same data, JSON array file)"]
     reference = by_label["python sqlite3 executemany upsert (physical reference)"]
     rows = {row["endpoint"]: row for row in serving}
@@ -376,7 +381,8 @@ def summarize(imports, serving, memory, pairs, products):
         ("first import, NDJSON / paged JSON (time)", ratio(ndjson["seconds"], first["seconds"]), at_most(1.2)),
         ("unchanged re-import without ETags vs first import (speed-up)", ratio(first["seconds"], plain["seconds"]), at_least(3)),
         ("unchanged re-import with ETags vs first import (speed-up)", ratio(first["seconds"], etag["seconds"]), at_least(10)),
-        ("rows written by the unchanged re-imports", etag["rows_written"] + plain["rows_written"], ("0", lambda v: v == 0)),
+        ("rows written by the unchanged re-imports", etag["rows_written"] + plain["rows_written"] + compared["rows_written"],
+         ("0", lambda v: v == 0)),
         ("peak RSS of the first import, MiB", first["peak_rss_mib"], below(250)),
         ("first read after a change: server CPU ms per 100-row page", page["catalogd_uncached"]["cpu_ms_per_request"], at_most(0.25)),
         ("deep page latency / first page latency (no cache, p50; median of 5)",

@@ -122,7 +122,7 @@ public struct FeedReader {
                 pages.append(
                     FeedPageState(
                         url: current, etag: body.etag, lastModified: body.lastModified, nextURL: page.next, total: page.count,
-                        records: page.results.count, digest: body.digest))
+                        records: page.results.count, digest: Self.pageDigest(body)))
                 location = page.next
             }
             progress(pageNumber, nextIndex)
@@ -198,7 +198,7 @@ public struct FeedReader {
                     let (records, total) = try await stager.stage(body, report: &report)
                     page = FeedPageState(
                         url: current, etag: body.etag, lastModified: body.lastModified, nextURL: nil, total: total, records: records,
-                        digest: body.digest)
+                        digest: Self.pageDigest(body))
                 } catch let error as FeedError {
                     throw UpstreamError(url: current, page: pageNumber, cause: error.description)
                 }
@@ -327,9 +327,20 @@ public struct FeedReader {
 
     /// A body with the digest the page had in the last run is that page again: it counts as a 304 would, unparsed.
     private func sameAsLastRun(_ answer: UpstreamAnswer, at location: String, conditional: Bool) -> UpstreamAnswer {
-        guard conditional, case .body(let body) = answer, let digest = body.digest, digest == previousPages[location]?.digest else { return answer }
+        guard conditional, case .body(let body) = answer, let digest = Self.pageDigest(body), digest == previousPages[location]?.digest else {
+            return answer
+        }
         body.discard()
         return .notModified
+    }
+
+    /// Bumped when records are read differently (validation, field names): pages remembered under an earlier
+    /// revision no longer match, so the first run of such a release reads every listing whole.
+    static let readingRevision = 1
+
+    /// What a page's bytes are remembered by: their SHA-256 under the reading revision.
+    static func pageDigest(_ body: UpstreamBody) -> String? {
+        body.digest.map { "r\(readingRevision):\($0)" }
     }
 
     /// The request for one page, conditional on what the previous run stored for it when `conditional`;

@@ -28,7 +28,8 @@ struct UnchangedPageTests {
         _ = try await harness.importer().run(.products)
         let pages = try await harness.store.feedPages(source: .products)
         #expect(pages.count == 6)
-        #expect(pages.values.allSatisfy { $0.etag == nil && $0.digest?.utf8.count == 64 })
+        #expect(pages.values.allSatisfy { $0.etag == nil && $0.digest?.hasPrefix("r\(FeedReader.readingRevision):") == true })
+        #expect(pages.values.allSatisfy { $0.digest?.utf8.count == "r\(FeedReader.readingRevision):".utf8.count + 64 })
         #expect(Set(pages.values.compactMap(\.digest)).count == 6)
         guard case .unchanged(let records) = try await read(harness, previousPages: pages) else {
             Issue.record("the same bytes were read as a changed listing")

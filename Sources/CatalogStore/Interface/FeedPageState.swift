@@ -9,8 +9,9 @@ public struct FeedPageState: Sendable, Equatable {
     public var total: Int?
     /// How many records the page held, so a 304 page is counted (as unchanged) without being fetched.
     public var records: Int
-    /// The SHA-256 of the page's body (lowercase hex): a body with the same digest next time is the same page, as a
-    /// 304 would say, from an upstream that sends no validators.
+    /// What the page's bytes are remembered by (the importer's SHA-256 of the body, under the revision of how it reads
+    /// records): a body with the same digest next time is the same page, as a 304 would say, from an upstream that
+    /// sends no validators.
     public var digest: String?
 
     public init(url: String, etag: String?, lastModified: String?, nextURL: String?, total: Int?, records: Int, digest: String? = nil) {

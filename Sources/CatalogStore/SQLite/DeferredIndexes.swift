@@ -9,10 +9,15 @@ import GRDB
 struct DeferredIndexes {
     private let definitions: [String]
 
-    /// Drops every index of `table` that its schema declares (not those behind its key or unique constraints).
+    /// Drops the plain indexes `table`'s schema declares: not those behind its key or a unique constraint, nor a unique
+    /// or partial index someone added, which must go on refusing rows while the table fills.
     static func drop(on table: String, _ db: Database) throws -> DeferredIndexes {
         let indexes = try Row.fetchAll(
-            db, sql: "SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name",
+            db,
+            sql: """
+                SELECT schema.name, schema.sql FROM pragma_index_list(?) AS list JOIN sqlite_schema AS schema ON schema.name = list.name
+                WHERE list.origin = 'c' AND list."unique" = 0 AND list.partial = 0 ORDER BY schema.name
+                """,
             arguments: [table])
         for index in indexes {
             let name: String = index["name"]

@@ -204,7 +204,7 @@ struct ProductWriter {
                         Self.bind(batch[change.position], source: source, seq: firstSeq + Int64(offset), into: &row)
                     }
                 }
-            } catch let error as DatabaseError where onlyNew && error.resultCode == .SQLITE_CONSTRAINT {
+            } catch let error as DatabaseError where onlyNew && error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY {
                 throw StreamedListingAbandoned("a key came twice (\(error.message ?? "a key constraint failed"))")
             }
             try log.record(.product, keys: changed.map { batch[$0.position].serialCode }, .upsert)
