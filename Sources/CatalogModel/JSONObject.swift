@@ -11,8 +11,6 @@ public struct JSONObject: Sendable, Equatable {
         self.members = members
     }
 
-    public var isEmpty: Bool { members.isEmpty }
-
     /// The value of `name` (its last one); setting replaces every value the name had.
     public subscript(name: String) -> JSONValue? {
         get {

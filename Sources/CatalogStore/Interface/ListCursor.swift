@@ -1,5 +1,4 @@
 import CatalogModel
-import Foundation
 
 /// An opaque keyset position: the ordering it belongs to, the direction, and the sort value and key of the
 /// row it starts after. Every store issues and reads the same cursors, so a client's cursor stays valid
