@@ -89,6 +89,12 @@ struct PaginationTests {
         let cursor = try #require(first.nextCursor)
         let second = try await store.products(filter, page: PageRequest(ordering: ordering, pageSize: 5, cursor: cursor))
         #expect(second.previousCursor != nil)
+        // Read backwards from the second page, the first links forward exactly while rows come after it.
+        let back = try #require(second.previousCursor)
+        let firstAgain = try await store.products(filter, page: PageRequest(ordering: ordering, pageSize: 5, cursor: back))
+        #expect(firstAgain.rows.map(\.product.serialCode) == first.rows.map(\.product.serialCode))
+        #expect(firstAgain.nextCursor != nil)
+        #expect(firstAgain.previousCursor == nil)
         // Rows of another category before the cursor do not count; once the first page's rows are gone, none come before.
         for row in first.rows { _ = try await store.deleteProduct(serialCode: row.product.serialCode, author: "api") }
         let again = try await store.products(filter, page: PageRequest(ordering: ordering, pageSize: 5, cursor: cursor))

@@ -62,37 +62,38 @@ extension ListingSpec {
                 "(\(sortExpression), \(keyColumn)) \(ascendingInQuery ? ">" : "<") (?, ?)", cursor.sortValue.databaseValue, cursor.key.databaseValue)
         }
         let direction = ascendingInQuery ? "ASC" : "DESC"
-        // A page after a cursor has rows before it when some are at or before the cursor's position: the page's own
-        // statement answers that in a column (SQLite runs the subquery once), rather than a second statement.
-        var before = Conditions()
-        var hasRowsBefore = "0"
-        if forward, let cursor {
-            before = conditions
-            before.add(
-                "(\(sortExpression), \(keyColumn)) \(descending ? ">=" : "<=") (?, ?)", cursor.sortValue.databaseValue, cursor.key.databaseValue)
-            hasRowsBefore = "EXISTS (SELECT 1 FROM \(table) \(before.whereSQL))"
+        // A page read from a cursor has rows on the cursor's other side when some are at or behind its position (in
+        // the query's direction): the page's own statement answers that in a column (SQLite runs the subquery once).
+        var behind = Conditions()
+        var hasRowsBehind = "0"
+        if let cursor {
+            behind = conditions
+            behind.add(
+                "(\(sortExpression), \(keyColumn)) \(ascendingInQuery ? "<=" : ">=") (?, ?)", cursor.sortValue.databaseValue, cursor.key.databaseValue
+            )
+            hasRowsBehind = "EXISTS (SELECT 1 FROM \(table) \(behind.whereSQL))"
         }
         let sql = """
-            SELECT \(columns), \(sortExpression), \(keyColumn), \(hasRowsBefore) FROM \(table) \(pageConditions.whereSQL)
+            SELECT \(columns), \(sortExpression), \(keyColumn), \(hasRowsBehind) FROM \(table) \(pageConditions.whereSQL)
             ORDER BY \(sortExpression) \(direction), \(keyColumn) \(direction) LIMIT ?
             """
         // Rows are decoded while the statement is on them, so that text and integers are read straight from SQLite
         // rather than copied into a row of `DatabaseValue`s first; the position columns come last.
         let statement = try db.cachedStatement(sql: sql)
-        let (sortColumn, keyColumnIndex, beforeColumn) = (statement.columnCount - 3, statement.columnCount - 2, statement.columnCount - 1)
+        let (sortColumn, keyColumnIndex, behindColumn) = (statement.columnCount - 3, statement.columnCount - 2, statement.columnCount - 1)
         var fetched: [(row: Row, sort: DatabaseValue, key: DatabaseValue)] = []
         fetched.reserveCapacity(request.pageSize)
         // The row after the page only tells that there is more: it is not decoded.
         var hasMoreInQueryDirection = false
-        var hasRowsBeforeCursor = false
+        var hasRowsBehindCursor = false
         let rows = try GRDB.Row.fetchCursor(
-            statement, arguments: StatementArguments(before.arguments + pageConditions.arguments + [request.pageSize + 1]))
+            statement, arguments: StatementArguments(behind.arguments + pageConditions.arguments + [request.pageSize + 1]))
         while let row = try rows.next() {
             guard fetched.count < request.pageSize else {
                 hasMoreInQueryDirection = true
                 break
             }
-            if fetched.isEmpty { hasRowsBeforeCursor = row[beforeColumn] }
+            if fetched.isEmpty { hasRowsBehindCursor = row[behindColumn] }
             fetched.append((try decode(row), row[sortColumn], row[keyColumnIndex]))
         }
         if !forward { fetched.reverse() }
@@ -102,18 +103,10 @@ extension ListingSpec {
         func position(_ row: (row: Row, sort: DatabaseValue, key: DatabaseValue), _ direction: ListCursor.Direction) -> ListCursor {
             ListCursor(ordering: resolved.ordering, direction: direction, sortValue: .init(row.sort), key: .init(row.key))
         }
-        func exists(beyond cursor: ListCursor) throws -> Bool {
-            var probe = conditions
-            let greater = (cursor.direction == .next) != descending
-            probe.add("(\(sortExpression), \(keyColumn)) \(greater ? ">" : "<") (?, ?)", cursor.sortValue.databaseValue, cursor.key.databaseValue)
-            return try Bool.fetchOne(
-                try db.cachedStatement(sql: "SELECT 1 FROM \(table) \(probe.whereSQL) LIMIT 1"), arguments: StatementArguments(probe.arguments))
-                ?? false
-        }
         let nextPosition = position(last, .next)
         let previousPosition = position(first, .previous)
-        let hasNext = forward ? hasMoreInQueryDirection : try exists(beyond: nextPosition)
-        let hasPrevious = forward ? hasRowsBeforeCursor : hasMoreInQueryDirection
+        let hasNext = forward ? hasMoreInQueryDirection : hasRowsBehindCursor
+        let hasPrevious = forward ? hasRowsBehindCursor : hasMoreInQueryDirection
         return (fetched.map(\.row), hasNext ? nextPosition.encoded() : nil, hasPrevious ? previousPosition.encoded() : nil)
     }
 }
