@@ -358,17 +358,6 @@ enum BoundedDownload {
             if stop { dataTask.cancel() }
         }
 
-        private static func hex(_ digest: SHA256.Digest) -> String {
-            let digits = Array("0123456789abcdef".utf8)
-            var text: [UInt8] = []
-            text.reserveCapacity(2 * SHA256.byteCount)
-            for byte in digest {
-                text.append(digits[Int(byte >> 4)])
-                text.append(digits[Int(byte & 0x0F)])
-            }
-            return String(decoding: text, as: UTF8.self)
-        }
-
         /// Moves the body received so far into a temporary file; called with the lock held.
         private func startSpooling() throws {
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("catalogd-body-\(UUID().uuidString)").path
@@ -400,7 +389,10 @@ enum BoundedDownload {
                 if let failure { return (continuation, .failure(failure)) }
                 if let error { return (continuation, .failure(error)) }
                 guard let response else { return (continuation, .failure(URLError(.badServerResponse))) }
-                return (continuation, .success(Result(response: response, body: content, digest: Self.hex(hasher.finalize()))))
+                return (
+                    continuation,
+                    .success(Result(response: response, body: content, digest: hasher.finalize().map { String(format: "%02x", $0) }.joined()))
+                )
             }
             continuation?.resume(with: outcome)
         }
