@@ -22,14 +22,26 @@ struct ResourceReads: Sendable {
 
     /// A page of the list in the envelope.
     func list<Row: Sendable>(
-        _ request: Request, fetch: () async throws -> Page<Row>, render: (Representations) -> (Row, inout JSONWriter) -> Void
+        _ request: Request, fetch: () async throws -> Page<[Row]>, render: (Representations) -> (Row, inout JSONWriter) -> Void
+    ) async throws -> Response {
+        try await list(request, fetch: { _ in try await fetch() }) { representations, rows, writer in
+            let write = render(representations)
+            for row in rows { write(row, &writer) }
+        }
+    }
+
+    /// A page of the list in the envelope, its rows made by `fetch` for the request's representations and
+    /// written by `results`.
+    func list<Rows: Sendable>(
+        _ request: Request, fetch: (Representations) async throws -> Page<Rows>,
+        results: (Representations, Rows, inout JSONWriter) -> Void
     ) async throws -> Response {
         let representations = Representations(base: urls.base(for: request))
         return try await JSONResponder.conditionalGET(
             request, store: store, cache: cache, baseURL: representations.base, name: name, family: family
         ) {
-            let page = try await fetch()
-            return (representations.envelope(page, request: request, render: render(representations)), page.versions)
+            let page = try await fetch(representations)
+            return (representations.envelope(page, request: request) { results(representations, $0, &$1) }, page.versions)
         }
     }
 

@@ -98,17 +98,28 @@ public struct JSONWriter: Sendable {
         }
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    /// Writes `prefix`, `text` and `suffix` as one string: an address made of a base, a key and a path, without
-    /// building it first (pages write one per row).
-    public mutating func string(_ prefix: String, _ text: String, _ suffix: String) {
+    /// Writes one value of at most `maximumCount` bytes through `write`, straight into the buffer: for values
+    /// written often, such as the rows of a page.
+    public mutating func value(reserving maximumCount: Int, _ write: (inout UnsafeJSONCursor) -> Void) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
-        appendEscaping(prefix)
-        appendEscaping(text)
-        appendEscaping(suffix)
-        bytes.append(UInt8(ascii: "\""))
+        append(reserving: maximumCount, write)
+    }
+
+    /// Writes values that are JSON already, such as the rows of a page written elsewhere.
+    public mutating func json(_ values: ArraySlice<UInt8>) {
+        separate()
+        bytes.append(contentsOf: values)
+    }
+
+    private mutating func append(reserving maximumCount: Int, _ write: (inout UnsafeJSONCursor) -> Void) {
+        let count = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: maximumCount))
+        let written = bytes.withUnsafeMutableBufferPointer { buffer in
+            var cursor = UnsafeJSONCursor(UnsafeMutableBufferPointer(rebasing: buffer[count...]))
+            write(&cursor)
+            return cursor.count
+        }
+        bytes.removeLast(maximumCount - written)
     }
 
     private mutating func appendQuoted(_ text: String) {
@@ -119,29 +130,10 @@ public struct JSONWriter: Sendable {
 
     private mutating func appendEscaping(_ text: String) {
         var text = text
-        text.withUTF8 { utf8 in
-            // Runs that need no escaping (nearly all text) are copied whole; rendering pages spends most of its time here.
-            var runStart = 0
-            for (offset, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<offset]))
-                appendEscaped(byte)
-                runStart = offset + 1
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
-        }
+        text.withUTF8 { appendEscaping($0) }
     }
 
-    private mutating func appendEscaped(_ byte: UInt8) {
-        switch byte {
-        case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-        case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-        case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-        case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-        case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-        default:
-            bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-            bytes.append(Self.hexDigits[Int(byte >> 4)])
-            bytes.append(Self.hexDigits[Int(byte & 0x0F)])
-        }
+    private mutating func appendEscaping(_ utf8: UnsafeBufferPointer<UInt8>) {
+        append(reserving: UnsafeJSONCursor.maximumStringCount(utf8.count)) { $0.escaped(utf8) }
     }
 }

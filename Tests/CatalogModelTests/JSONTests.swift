@@ -73,11 +73,21 @@ struct JSONTests {
             writer.key("k\(index)")
             writer.string(string)
         }
-        // An address written in three parts is one string, each part escaped as a whole string would be.
+        // Written through a cursor into reserved space, text is escaped exactly as `string` escapes it.
         for (index, string) in strings.enumerated() {
-            writer.key("joined\(index)")
-            writer.string(string, "\"/\(index)\\", string)
+            writer.key("cursor\(index)")
+            var text = string
+            text.withUTF8 { utf8 in
+                writer.value(reserving: UnsafeJSONCursor.maximumStringCount(utf8.count)) { $0.string(utf8) }
+            }
         }
+        let integers: [Int64] = [0, 7, -1, 1_000_000, .max, .min]
+        for (index, integer) in integers.enumerated() {
+            writer.key("int\(index)")
+            writer.value(reserving: UnsafeJSONCursor.maximumIntCount) { $0.int(integer) }
+        }
+        writer.key("empty")
+        writer.value(reserving: 4) { $0.nonEmptyString(UnsafeBufferPointer(start: nil, count: 0)) }
         writer.key("price")
         writer.number(literal: "19.90")
         writer.key("none")
@@ -86,8 +96,12 @@ struct JSONTests {
         let value = try JSONParser.parse(writer.bytes)
         for (index, string) in strings.enumerated() {
             #expect(value["k\(index)"] == .string(string))
-            #expect(value["joined\(index)"] == .string(string + "\"/\(index)\\" + string))
+            #expect(value["cursor\(index)"] == .string(string))
         }
+        for (index, integer) in integers.enumerated() {
+            #expect(value["int\(index)"] == .number(String(integer)))
+        }
+        #expect(value["empty"] == .null)
         #expect(value["price"] == .number("19.90"))
         #expect(value["none"] == .null)
     }

@@ -109,7 +109,7 @@ struct PaginationTests {
         try await Self.seed(store, count: 50)
         var request = PageRequest(ordering: "-price", pageSize: 7)
         var forward: [String] = []
-        var last: Page<ProductRow>?
+        var last: Page<[ProductRow]>?
         for _ in 0..<100 {
             let page = try await store.products(ProductFilter(), page: request)
             forward += page.rows.map(\.product.serialCode)

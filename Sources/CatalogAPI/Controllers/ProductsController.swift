@@ -23,13 +23,15 @@ struct ProductsController<Context: RequestContext> {
         // Parameters are read only when the page is not cached: a cached page's URL was valid when it was rendered.
         try await reads.list(
             request,
-            fetch: {
+            fetch: { representations in
                 let query = QueryReader(request)
                 let filter = ProductFilter(
                     category: query.string("category"), brand: query.string("brand"), minimumPrice: try query.price("min_price"),
                     maximumPrice: try query.price("max_price"), inStock: try query.bool("in_stock"), search: try query.search())
-                return try await store.products(filter, page: try query.pageRequest())
-            }, render: { $0.product })
+                let page = try query.pageRequest()
+                return try await store.products(
+                    filter, page: page, into: RenderedProducts(representations: representations, pageSize: page.pageSize))
+            }, results: { _, products, writer in writer.json(products.json.bytes[...]) })
     }
 
     @Sendable func get(_ request: Request, context: Context) async throws -> Response {

@@ -42,11 +42,12 @@ public protocol CatalogStore: Service, CustomStringConvertible {
 
     // MARK: Reads
 
-    func films(_ filter: FilmFilter, page request: PageRequest) async throws -> Page<FilmRow>
+    func films(_ filter: FilmFilter, page request: PageRequest) async throws -> Page<[FilmRow]>
     func film(episodeID: Int) async throws -> (FilmRow?, StoreVersions)
-    func products(_ filter: ProductFilter, page request: PageRequest) async throws -> Page<ProductRow>
+    /// A page of products, each handed to `rows` while the store is on its row.
+    func products<Rows: ProductPageRows>(_ filter: ProductFilter, page request: PageRequest, into rows: Rows) async throws -> Page<Rows>
     func product(serialCode: String) async throws -> (ProductRow?, StoreVersions)
-    func categories(_ filter: CategoryFilter, page request: PageRequest) async throws -> Page<CategoryRow>
+    func categories(_ filter: CategoryFilter, page request: PageRequest) async throws -> Page<[CategoryRow]>
     func category(name: String) async throws -> (CategoryRow?, StoreVersions)
 
     // MARK: Writes through the API
@@ -96,7 +97,7 @@ public protocol CatalogStore: Service, CustomStringConvertible {
     func completeImport(_ report: ImportReport, listing: CompletedListing, under claim: any ImportClaim) async throws -> ImportReport
     /// Records a failed run; the catalogue itself is untouched.
     func failImport(_ report: ImportReport) async throws
-    func importReports(page request: PageRequest) async throws -> Page<ImportReport>
+    func importReports(page request: PageRequest) async throws -> Page<[ImportReport]>
     func importReport(id: Int64) async throws -> (ImportReport?, StoreVersions)
 }
 
@@ -107,5 +108,10 @@ extension CatalogStore {
     /// Changes after `since` of every entity.
     public func changes(since: Int64, limit: Int) async throws -> ChangeSlice {
         try await changes(since: since, limit: limit, entity: nil)
+    }
+
+    /// A page of products as rows.
+    public func products(_ filter: ProductFilter, page request: PageRequest) async throws -> Page<[ProductRow]> {
+        try await products(filter, page: request, into: [])
     }
 }

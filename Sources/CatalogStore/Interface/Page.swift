@@ -1,13 +1,16 @@
 /// One page of a list, read in one transaction together with the versions it reflects.
-public struct Page<Row: Sendable>: Sendable {
-    public var rows: [Row]
+///
+/// `Rows` is what the page's rows were made into: an array of stored rows, or (for products) whatever a
+/// `ProductPageRows` made of them as they were read.
+public struct Page<Rows: Sendable>: Sendable {
+    public var rows: Rows
     /// How many rows match the filters, over all pages.
     public var count: Int
     public var nextCursor: String?
     public var previousCursor: String?
     public var versions: StoreVersions
 
-    public init(rows: [Row], count: Int, nextCursor: String?, previousCursor: String?, versions: StoreVersions) {
+    public init(rows: Rows, count: Int, nextCursor: String?, previousCursor: String?, versions: StoreVersions) {
         self.rows = rows
         self.count = count
         self.nextCursor = nextCursor

@@ -3,7 +3,7 @@ import CatalogStore
 import PostgresNIO
 
 extension PostgresCatalogStore {
-    public func films(_ filter: FilmFilter, page request: PageRequest) async throws -> Page<FilmRow> {
+    public func films(_ filter: FilmFilter, page request: PageRequest) async throws -> Page<[FilmRow]> {
         try await transaction(.read) { connection in
             var conditions = PostgresConditions()
             if let director = filter.director { conditions.add("director = \(conditions.parameter(director))") }
@@ -23,7 +23,9 @@ extension PostgresCatalogStore {
         }
     }
 
-    public func products(_ filter: ProductFilter, page request: PageRequest) async throws -> Page<ProductRow> {
+    public func products<Rows: ProductPageRows>(
+        _ filter: ProductFilter, page request: PageRequest, into rows: Rows
+    ) async throws -> Page<Rows> {
         try await transaction(.single) { connection in
             var conditions = PostgresConditions()
             if let category = filter.category { conditions.add("category = \(conditions.parameter(category))") }
@@ -39,19 +41,22 @@ extension PostgresCatalogStore {
             } else if let category = filter.category, conditions.clauses.count == 1 {
                 count = "SELECT product_count FROM categories WHERE name = \(conditions.parameter(category))"
             }
-            return try await page(.products, connection, request: request, conditions: conditions, count: count, decode: PostgresRows.product)
+            return try await PostgresListing.products.page(
+                connection, request: request, conditions: conditions, count: count, store: description, logger: logger, into: rows
+            ) { rows, row in try PostgresRows.withStoredProduct(row) { rows.append($0) } }
         }
     }
 
     public func product(serialCode: String) async throws -> (ProductRow?, StoreVersions) {
         try await transaction(.read) { connection in
             let rows = try await fetch(
-                connection, "SELECT \(PostgresRows.productColumns) FROM products WHERE serial_code = $1", [serialCode], decode: PostgresRows.product)
+                connection, "SELECT \(PostgresRows.productColumns) FROM products WHERE serial_code = $1", [serialCode]
+            ) { row in try PostgresRows.withStoredProduct(row, ProductRow.init) }
             return (rows.first, try await Self.versions(connection, logger: logger))
         }
     }
 
-    public func categories(_ filter: CategoryFilter, page request: PageRequest) async throws -> Page<CategoryRow> {
+    public func categories(_ filter: CategoryFilter, page request: PageRequest) async throws -> Page<[CategoryRow]> {
         try await transaction(.single) { connection in
             var conditions = PostgresConditions()
             conditions.addSearch(filter.search, columns: ["name"])
@@ -71,10 +76,11 @@ extension PostgresCatalogStore {
     /// say: run it in a `.read` transaction then), the count over all pages, and the versions.
     func page<Row: Sendable>(
         _ listing: PostgresListing, _ connection: PostgresConnection, request: PageRequest, conditions: PostgresConditions,
-        count: String? = nil, decode: (PostgresRandomAccessRow) throws -> Row, complete: (inout [Row]) async throws -> Void = { _ in }
-    ) async throws -> Page<Row> {
+        decode: (PostgresRandomAccessRow) throws -> Row, complete: (inout [Row]) async throws -> Void = { _ in }
+    ) async throws -> Page<[Row]> {
         var page = try await listing.page(
-            connection, request: request, conditions: conditions, count: count, store: description, logger: logger, decode: decode)
+            connection, request: request, conditions: conditions, count: nil, store: description, logger: logger, into: []
+        ) { rows, row in rows.append(try decode(row)) }
         try await complete(&page.rows)
         return page
     }

@@ -52,10 +52,11 @@ struct PostgresListing {
     /// Reads one page in one statement, so from one snapshot even outside a transaction: its rows, cursors for
     /// the pages on either side when there are rows there, the count over all pages (`count`, a scalar query
     /// on the same parameters, when the caller knows a cheaper one) and the versions.
-    func page<Row: Sendable>(
+    /// Each row is handed to `append` in the page's order.
+    func page<Rows: PageRows>(
         _ connection: PostgresConnection, request: PageRequest, conditions: PostgresConditions, count: String?, store: String,
-        logger: Logger, decode: (PostgresRandomAccessRow) throws -> Row
-    ) async throws -> Page<Row> {
+        logger: Logger, into rows: Rows, append: (inout Rows, PostgresRandomAccessRow) throws -> Void
+    ) async throws -> Page<Rows> {
         let resolved = try ordering.resolve(request)
         let (descending, cursor) = (resolved.descending, resolved.cursor)
         let sortExpression = expressions[resolved.field] ?? resolved.field
@@ -109,7 +110,7 @@ struct PostgresListing {
         if hasMoreInQueryDirection { fetched.removeLast() }
         if !forward { fetched.reverse() }
         guard let first = fetched.first, let last = fetched.last else {
-            return Page(rows: [], count: total, nextCursor: nil, previousCursor: nil, versions: versions)
+            return Page(rows: rows, count: total, nextCursor: nil, previousCursor: nil, versions: versions)
         }
         func position(_ row: PostgresRandomAccessRow, _ direction: ListCursor.Direction) throws -> String {
             ListCursor(
@@ -119,8 +120,10 @@ struct PostgresListing {
         }
         let hasNext = forward ? hasMoreInQueryDirection : beyond
         let hasPrevious = forward ? beyond : hasMoreInQueryDirection
+        var rows = rows
+        for row in fetched { try append(&rows, row) }
         return Page(
-            rows: try fetched.map(decode), count: total, nextCursor: hasNext ? try position(last, .next) : nil,
+            rows: rows, count: total, nextCursor: hasNext ? try position(last, .next) : nil,
             previousCursor: hasPrevious ? try position(first, .previous) : nil, versions: versions)
     }
 }

@@ -62,17 +62,36 @@ enum PostgresRows {
         }
     }
 
-    /// A product read from the columns of `productColumns`, which every product query selects first and in that
-    /// order: read by position, as a page reads a hundred of them and a lookup by name costs a hash each.
-    static func product(_ row: PostgresRandomAccessRow) throws -> ProductRow {
-        func text(_ index: Int) throws -> String { try row[index].decode(String.self) }
+    /// The product in a row of the columns of `productColumns`, which every product query selects first and in that
+    /// order: read by position, as a page reads a hundred of them and a lookup by name costs a hash each. Its
+    /// text is copied once, into one buffer lent to `body`.
+    static func withStoredProduct<Result>(_ row: PostgresRandomAccessRow, _ body: (StoredProduct) throws -> Result) throws -> Result {
+        var text: [UInt8] = []
+        text.reserveCapacity(512)
+        var ranges: [Range<Int>] = []
+        ranges.reserveCapacity(productTextPositions.count)
+        for index in productTextPositions {
+            let cell = row[index]
+            guard let bytes = cell.bytes, cell.dataType == .text else {
+                throw UnreadableStoredValue(column: "products.\(cell.columnName)", value: cell.bytes == nil ? "NULL" : "\(cell.dataType)")
+            }
+            let start = text.count
+            text.append(contentsOf: bytes.readableBytesView)
+            ranges.append(start..<text.count)
+        }
         func integer(_ index: Int) throws -> Int64 { try row[index].decode(Int64.self) }
-        let product = Product(
-            serialCode: try text(0), name: try text(1), description: try text(2), category: try text(3), brand: try text(4),
-            price: Price(storedText: try text(5), micros: try integer(6)), stock: Int(try integer(7)), updatedAt: try text(8),
-            sourceURL: try text(9))
-        return ProductRow(product: product, source: try text(10), changedSeq: try integer(11))
+        let (priceMicros, stock, changedSeq) = (try integer(6), try integer(7), try integer(11))
+        return try text.withUnsafeBufferPointer { bytes in
+            func field(_ number: Int) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[ranges[number]]) }
+            return try body(
+                StoredProduct(
+                    serialCode: field(0), name: field(1), description: field(2), category: field(3), brand: field(4), price: field(5),
+                    priceMicros: priceMicros, stock: stock, updatedAt: field(6), sourceURL: field(7), source: field(8), changedSeq: changedSeq))
+        }
     }
+
+    /// Where the text columns are in `productColumns`.
+    private static let productTextPositions = [0, 1, 2, 3, 4, 5, 8, 9, 10]
 
     static func category(_ row: PostgresRandomAccessRow) throws -> CategoryRow {
         CategoryRow(name: try row["name"].decode(String.self), productCount: Int(try row["product_count"].decode(Int64.self)))

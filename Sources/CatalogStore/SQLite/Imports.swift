@@ -139,7 +139,7 @@ extension SQLiteCatalogStore {
         }
     }
 
-    public func importReports(page request: PageRequest) async throws -> Page<ImportReport> {
+    public func importReports(page request: PageRequest) async throws -> Page<[ImportReport]> {
         try await database.read { db in
             var (rows, next, previous) = try Self.importListing.page(db, request: request, conditions: Conditions(), decode: Self.decodeReport)
             try ImportRejections.attach(to: &rows, db)

@@ -47,10 +47,13 @@ struct Conditions {
 }
 
 extension ListingSpec {
-    /// Reads one page: the rows, whether there are rows on either side, and cursors for them.
-    func page<Row: Sendable>(
-        _ db: Database, request: PageRequest, conditions: Conditions, decode: (GRDB.Row) throws -> Row
-    ) throws -> (rows: [Row], next: String?, previous: String?) {
+    /// Reads one page into `rows`: each row is handed to `append` while the statement is on it, so that text and
+    /// integers are read straight from SQLite rather than copied into a row of `DatabaseValue`s first. Returns
+    /// the cursors of the pages on either side, when there are rows there.
+    func page<Rows: PageRows>(
+        _ db: Database, request: PageRequest, conditions: Conditions, into rows: inout Rows,
+        append: (inout Rows, GRDB.Row, SQLiteStatement) throws -> Void
+    ) throws -> (next: String?, previous: String?) {
         let resolved = try ordering.resolve(request)
         let (descending, cursor) = (resolved.descending, resolved.cursor)
         let sortExpression = sortExpression(resolved.field)
@@ -77,37 +80,52 @@ extension ListingSpec {
             SELECT \(columns), \(sortExpression), \(keyColumn), \(hasRowsBehind) FROM \(table) \(pageConditions.whereSQL)
             ORDER BY \(sortExpression) \(direction), \(keyColumn) \(direction) LIMIT ?
             """
-        // Rows are decoded while the statement is on them, so that text and integers are read straight from SQLite
-        // rather than copied into a row of `DatabaseValue`s first; the position columns come last.
         let statement = try db.cachedStatement(sql: sql)
         let (sortColumn, keyColumnIndex, behindColumn) = (statement.columnCount - 3, statement.columnCount - 2, statement.columnCount - 1)
-        var fetched: [(row: Row, sort: DatabaseValue, key: DatabaseValue)] = []
-        fetched.reserveCapacity(request.pageSize)
-        // The row after the page only tells that there is more: it is not decoded.
+        func position(_ row: GRDB.Row) -> (sort: DatabaseValue, key: DatabaseValue) { (row[sortColumn], row[keyColumnIndex]) }
+        // Cursors start from the edges of the page: its first row as read, and its last when the page is full (a
+        // page that is not has nothing beyond it in the query's direction).
+        var firstRead: (sort: DatabaseValue, key: DatabaseValue)?
+        var lastRead: (sort: DatabaseValue, key: DatabaseValue)?
+        var count = 0
+        // The row after the page only tells that there is more: it is not read.
         var hasMoreInQueryDirection = false
         var hasRowsBehindCursor = false
-        let rows = try GRDB.Row.fetchCursor(
+        let cursorRows = try GRDB.Row.fetchCursor(
             statement, arguments: StatementArguments(behind.arguments + pageConditions.arguments + [request.pageSize + 1]))
-        while let row = try rows.next() {
-            guard fetched.count < request.pageSize else {
+        while let row = try cursorRows.next() {
+            guard count < request.pageSize else {
                 hasMoreInQueryDirection = true
                 break
             }
-            if fetched.isEmpty { hasRowsBehindCursor = row[behindColumn] }
-            fetched.append((try decode(row), row[sortColumn], row[keyColumnIndex]))
+            if count == 0 {
+                hasRowsBehindCursor = row[behindColumn]
+                firstRead = position(row)
+            }
+            count += 1
+            if count == request.pageSize { lastRead = position(row) }
+            try append(&rows, row, statement.sqliteStatement)
         }
-        if !forward { fetched.reverse() }
-        guard let first = fetched.first, let last = fetched.last else {
-            return ([], nil, nil)
+        if !forward { rows.reverse() }
+        func encoded(_ edge: (sort: DatabaseValue, key: DatabaseValue)?, _ direction: ListCursor.Direction) -> String? {
+            edge.map { ListCursor(ordering: resolved.ordering, direction: direction, sortValue: .init($0.sort), key: .init($0.key)).encoded() }
         }
-        func position(_ row: (row: Row, sort: DatabaseValue, key: DatabaseValue), _ direction: ListCursor.Direction) -> ListCursor {
-            ListCursor(ordering: resolved.ordering, direction: direction, sortValue: .init(row.sort), key: .init(row.key))
-        }
-        let nextPosition = position(last, .next)
-        let previousPosition = position(first, .previous)
+        // Read backwards, the page's first row was read last.
         let hasNext = forward ? hasMoreInQueryDirection : hasRowsBehindCursor
         let hasPrevious = forward ? hasRowsBehindCursor : hasMoreInQueryDirection
-        return (fetched.map(\.row), hasNext ? nextPosition.encoded() : nil, hasPrevious ? previousPosition.encoded() : nil)
+        return (
+            hasNext ? encoded(forward ? lastRead : firstRead, .next) : nil, hasPrevious ? encoded(forward ? firstRead : lastRead, .previous) : nil
+        )
+    }
+
+    /// Reads one page as an array of the rows `decode` makes.
+    func page<Row: Sendable>(
+        _ db: Database, request: PageRequest, conditions: Conditions, decode: (GRDB.Row) throws -> Row
+    ) throws -> (rows: [Row], next: String?, previous: String?) {
+        var rows: [Row] = []
+        rows.reserveCapacity(request.pageSize)
+        let (next, previous) = try page(db, request: request, conditions: conditions, into: &rows) { rows, row, _ in rows.append(try decode(row)) }
+        return (rows, next, previous)
     }
 }
 
@@ -124,7 +142,7 @@ extension SQLiteCatalogStore {
         table: "categories", columns: CategoryRow.columns, keyColumn: "name",
         ordering: .categories)
 
-    public func films(_ filter: FilmFilter, page request: PageRequest) async throws -> Page<FilmRow> {
+    public func films(_ filter: FilmFilter, page request: PageRequest) async throws -> Page<[FilmRow]> {
         try await database.read { db in
             var conditions = Conditions()
             if let director = filter.director { conditions.add("director = ?", director) }
@@ -147,8 +165,11 @@ extension SQLiteCatalogStore {
         }
     }
 
-    public func products(_ filter: ProductFilter, page request: PageRequest) async throws -> Page<ProductRow> {
+    public func products<Rows: ProductPageRows>(
+        _ filter: ProductFilter, page request: PageRequest, into rows: Rows
+    ) async throws -> Page<Rows> {
         try await database.read { db in
+            var rows = rows
             var conditions = Conditions()
             if let category = filter.category { conditions.add("category = ?", category) }
             if let brand = filter.brand { conditions.add("brand = ?", brand) }
@@ -156,7 +177,9 @@ extension SQLiteCatalogStore {
             if let maximum = filter.maximumPrice { conditions.add("price_micros <= ?", maximum.micros) }
             if let inStock = filter.inStock { conditions.add(inStock ? "stock > 0" : "stock = 0") }
             conditions.addSearch(filter.search, columns: ["name", "description", "brand"])
-            let (rows, next, previous) = try Self.productListing.page(db, request: request, conditions: conditions, decode: ProductRow.init(row:))
+            let (next, previous) = try Self.productListing.page(db, request: request, conditions: conditions, into: &rows) { rows, _, statement in
+                rows.append(ProductColumn.stored(statement))
+            }
             // The derived category counts answer the common cases without scanning products.
             let count: Int
             if filter.isEmpty {
@@ -173,13 +196,16 @@ extension SQLiteCatalogStore {
 
     public func product(serialCode: String) async throws -> (ProductRow?, StoreVersions) {
         try await database.read { db in
-            let row = try Row.fetchOne(
-                try db.cachedStatement(sql: "SELECT \(ProductRow.columns) FROM products WHERE serial_code = ?"), arguments: [serialCode])
-            return (row.map(ProductRow.init(row:)), try StoreVersions.fetch(db))
+            let statement = try db.cachedStatement(sql: "SELECT \(ProductRow.columns) FROM products WHERE serial_code = ?")
+            // The cursor is kept while the row is read: once it ends, the statement is reset and its text gone.
+            let rows = try Row.fetchCursor(statement, arguments: [serialCode])
+            let row = try rows.next().map { _ in ProductRow(ProductColumn.stored(statement.sqliteStatement)) }
+            withExtendedLifetime(rows) {}
+            return (row, try StoreVersions.fetch(db))
         }
     }
 
-    public func categories(_ filter: CategoryFilter, page request: PageRequest) async throws -> Page<CategoryRow> {
+    public func categories(_ filter: CategoryFilter, page request: PageRequest) async throws -> Page<[CategoryRow]> {
         try await database.read { db in
             var conditions = Conditions()
             conditions.addSearch(filter.search, columns: ["name"])

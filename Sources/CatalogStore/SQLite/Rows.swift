@@ -36,11 +36,6 @@ extension FilmRow {
 
 extension ProductRow {
     static let columns = ProductColumn.list(ProductColumn.allCases)
-
-    /// Decodes a row selected with `columns`.
-    init(row: Row) {
-        self.init(product: ProductColumn.product(row), source: row[.source], changedSeq: row[.changedSeq])
-    }
 }
 
 extension CategoryRow {
