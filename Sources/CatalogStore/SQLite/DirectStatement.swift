@@ -81,6 +81,21 @@ struct DirectStatement {
             add(integer.map(Int64.init))
         }
 
+        /// Binds a value of any storage class (a filter's argument).
+        mutating func add(_ value: DatabaseValue) {
+            switch value.storage {
+            case .null: add(nil as Int64?)
+            case .int64(let integer): add(integer)
+            case .string(let text): add(text)
+            case .double(let number):
+                sqlite3_bind_double(handle, index, number)
+                index += 1
+            case .blob(let data):
+                _ = data.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), Self.transient) }
+                index += 1
+            }
+        }
+
         private static let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
     }
 }

@@ -2,6 +2,7 @@ import CatalogModel
 import CatalogStore
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// How the list query of one resource reads its table in each ordering it accepts.
 struct ListingSpec {
@@ -16,10 +17,8 @@ struct ListingSpec {
     func sortExpression(_ field: String) -> String { expressions[field] ?? field }
 
     /// How many rows match `conditions`, over all pages.
-    func count(_ db: Database, _ conditions: Conditions) throws -> Int {
-        try Int.fetchOne(
-            try db.cachedStatement(sql: "SELECT COUNT(*) FROM \(table) \(conditions.whereSQL)"), arguments: StatementArguments(conditions.arguments))
-            ?? 0
+    func count(_ source: some SQLiteReading, _ conditions: Conditions) throws -> Int {
+        Int(try source.integer("SELECT COUNT(*) FROM \(table) \(conditions.whereSQL)", conditions.values) ?? 0)
     }
 }
 
@@ -44,15 +43,17 @@ struct Conditions {
     }
 
     var whereSQL: String { clauses.isEmpty ? "" : "WHERE " + clauses.joined(separator: " AND ") }
+
+    var values: [DatabaseValue] { arguments.map(\.databaseValue) }
 }
 
 extension ListingSpec {
     /// Reads one page into `rows`: each row is handed to `append` while the statement is on it, so that text and
     /// integers are read straight from SQLite rather than copied into a row of `DatabaseValue`s first. Returns
     /// the cursors of the pages on either side, when there are rows there.
-    func page<Rows: PageRows>(
-        _ db: Database, request: PageRequest, conditions: Conditions, into rows: inout Rows,
-        append: (inout Rows, GRDB.Row, SQLiteStatement) throws -> Void
+    func page<Source: SQLiteReading, Rows: PageRows>(
+        _ source: Source, request: PageRequest, conditions: Conditions, into rows: inout Rows,
+        append: (inout Rows, Source.Row, SQLiteStatement) throws -> Void
     ) throws -> (next: String?, previous: String?) {
         let resolved = try ordering.resolve(request)
         let (descending, cursor) = (resolved.descending, resolved.cursor)
@@ -80,35 +81,39 @@ extension ListingSpec {
             SELECT \(columns), \(sortExpression), \(keyColumn), \(hasRowsBehind) FROM \(table) \(pageConditions.whereSQL)
             ORDER BY \(sortExpression) \(direction), \(keyColumn) \(direction) LIMIT ?
             """
-        let statement = try db.cachedStatement(sql: sql)
-        let (sortColumn, keyColumnIndex, behindColumn) = (statement.columnCount - 3, statement.columnCount - 2, statement.columnCount - 1)
-        func position(_ row: GRDB.Row) -> (sort: DatabaseValue, key: DatabaseValue) { (row[sortColumn], row[keyColumnIndex]) }
         // Cursors start from the edges of the page: its first row as read, and its last when the page is full (a
         // page that is not has nothing beyond it in the query's direction).
-        var firstRead: (sort: DatabaseValue, key: DatabaseValue)?
-        var lastRead: (sort: DatabaseValue, key: DatabaseValue)?
+        var firstRead: ListCursor?
+        var lastRead: ListCursor?
         var count = 0
         // The row after the page only tells that there is more: it is not read.
         var hasMoreInQueryDirection = false
         var hasRowsBehindCursor = false
-        let cursorRows = try GRDB.Row.fetchCursor(
-            statement, arguments: StatementArguments(behind.arguments + pageConditions.arguments + [request.pageSize + 1]))
-        while let row = try cursorRows.next() {
+        try source.forEachRow(sql, behind.values + pageConditions.values + [(request.pageSize + 1).databaseValue]) { row, statement in
             guard count < request.pageSize else {
                 hasMoreInQueryDirection = true
-                break
+                return false
+            }
+            let columns = sqlite3_column_count(statement)
+            func position() -> ListCursor {
+                ListCursor(
+                    ordering: resolved.ordering, direction: .next, sortValue: .init(statement, column: columns - 3),
+                    key: .init(statement, column: columns - 2))
             }
             if count == 0 {
-                hasRowsBehindCursor = row[behindColumn]
-                firstRead = position(row)
+                hasRowsBehindCursor = sqlite3_column_int64(statement, columns - 1) != 0
+                firstRead = position()
             }
             count += 1
-            if count == request.pageSize { lastRead = position(row) }
-            try append(&rows, row, statement.sqliteStatement)
+            if count == request.pageSize { lastRead = position() }
+            try append(&rows, row, statement)
+            return true
         }
         if !forward { rows.reverse() }
-        func encoded(_ edge: (sort: DatabaseValue, key: DatabaseValue)?, _ direction: ListCursor.Direction) -> String? {
-            edge.map { ListCursor(ordering: resolved.ordering, direction: direction, sortValue: .init($0.sort), key: .init($0.key)).encoded() }
+        func encoded(_ edge: ListCursor?, _ direction: ListCursor.Direction) -> String? {
+            guard var edge else { return nil }
+            edge.direction = direction
+            return edge.encoded()
         }
         // Read backwards, the page's first row was read last.
         let hasNext = forward ? hasMoreInQueryDirection : hasRowsBehindCursor
@@ -124,7 +129,9 @@ extension ListingSpec {
     ) throws -> (rows: [Row], next: String?, previous: String?) {
         var rows: [Row] = []
         rows.reserveCapacity(request.pageSize)
-        let (next, previous) = try page(db, request: request, conditions: conditions, into: &rows) { rows, row, _ in rows.append(try decode(row)) }
+        let (next, previous) = try page(db, request: request, conditions: conditions, into: &rows) { rows, row, _ in
+            rows.append(try decode(row))
+        }
         return (rows, next, previous)
     }
 }
@@ -168,40 +175,57 @@ extension SQLiteCatalogStore {
     public func products<Rows: ProductPageRows>(
         _ filter: ProductFilter, page request: PageRequest, into rows: Rows
     ) async throws -> Page<Rows> {
-        try await database.read { db in
-            var rows = rows
-            var conditions = Conditions()
-            if let category = filter.category { conditions.add("category = ?", category) }
-            if let brand = filter.brand { conditions.add("brand = ?", brand) }
-            if let minimum = filter.minimumPrice { conditions.add("price_micros >= ?", minimum.micros) }
-            if let maximum = filter.maximumPrice { conditions.add("price_micros <= ?", maximum.micros) }
-            if let inStock = filter.inStock { conditions.add(inStock ? "stock > 0" : "stock = 0") }
-            conditions.addSearch(filter.search, columns: ["name", "description", "brand"])
-            let (next, previous) = try Self.productListing.page(db, request: request, conditions: conditions, into: &rows) { rows, _, statement in
-                rows.append(ProductColumn.stored(statement))
-            }
-            // The derived category counts answer the common cases without scanning products.
-            let count: Int
-            if filter.isEmpty {
-                count = try Int.fetchOne(try db.cachedStatement(sql: "SELECT COALESCE(SUM(product_count), 0) FROM categories")) ?? 0
-            } else if let category = filter.category, conditions.clauses.count == 1 {
-                count =
-                    try Int.fetchOne(try db.cachedStatement(sql: "SELECT product_count FROM categories WHERE name = ?"), arguments: [category]) ?? 0
-            } else {
-                count = try Self.productListing.count(db, conditions)
-            }
-            return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db))
+        if try Self.indexAnswers(filter, request) {
+            return try directReaders.read { try Self.products(filter, page: request, into: rows, $0) }
         }
+        return try await database.read { try Self.products(filter, page: request, into: rows, $0) }
+    }
+
+    /// Whether an index gives the page's rows in the order asked, so that reading it takes microseconds: then it
+    /// is read on the calling thread; any other (a search, or an order no index has, which sort the table) on
+    /// GRDB's readers, so that it never holds up a thread the server answers on.
+    private static func indexAnswers(_ filter: ProductFilter, _ request: PageRequest) throws -> Bool {
+        let field = try productListing.ordering.resolve(request).field
+        var otherFilters = filter
+        otherFilters.category = nil
+        // products_by_category holds each category's products by serial_code.
+        return filter.isEmpty ? ["serial_code", "category", "price", "name"].contains(field) : otherFilters.isEmpty && field == "serial_code"
+    }
+
+    private static func products<Rows: ProductPageRows>(
+        _ filter: ProductFilter, page request: PageRequest, into rows: Rows, _ source: some SQLiteReading
+    ) throws -> Page<Rows> {
+        var rows = rows
+        var conditions = Conditions()
+        if let category = filter.category { conditions.add("category = ?", category) }
+        if let brand = filter.brand { conditions.add("brand = ?", brand) }
+        if let minimum = filter.minimumPrice { conditions.add("price_micros >= ?", minimum.micros) }
+        if let maximum = filter.maximumPrice { conditions.add("price_micros <= ?", maximum.micros) }
+        if let inStock = filter.inStock { conditions.add(inStock ? "stock > 0" : "stock = 0") }
+        conditions.addSearch(filter.search, columns: ["name", "description", "brand"])
+        let (next, previous) = try productListing.page(source, request: request, conditions: conditions, into: &rows) { rows, _, statement in
+            rows.append(ProductColumn.stored(statement))
+        }
+        // The derived category counts answer the common cases without scanning products.
+        let count: Int
+        if filter.isEmpty {
+            count = Int(try source.integer("SELECT COALESCE(SUM(product_count), 0) FROM categories") ?? 0)
+        } else if let category = filter.category, conditions.clauses.count == 1 {
+            count = Int(try source.integer("SELECT product_count FROM categories WHERE name = ?", [category.databaseValue]) ?? 0)
+        } else {
+            count = try productListing.count(source, conditions)
+        }
+        return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(source))
     }
 
     public func product(serialCode: String) async throws -> (ProductRow?, StoreVersions) {
-        try await database.read { db in
-            let statement = try db.cachedStatement(sql: "SELECT \(ProductRow.columns) FROM products WHERE serial_code = ?")
-            // The cursor is kept while the row is read: once it ends, the statement is reset and its text gone.
-            let rows = try Row.fetchCursor(statement, arguments: [serialCode])
-            let row = try rows.next().map { _ in ProductRow(ProductColumn.stored(statement.sqliteStatement)) }
-            withExtendedLifetime(rows) {}
-            return (row, try StoreVersions.fetch(db))
+        try directReaders.read { reader in
+            var row: ProductRow?
+            try reader.forEachRow("SELECT \(ProductRow.columns) FROM products WHERE serial_code = ?", [serialCode.databaseValue]) { _, statement in
+                row = ProductRow(ProductColumn.stored(statement))
+                return false
+            }
+            return (row, try StoreVersions.fetch(reader))
         }
     }
 
@@ -224,10 +248,13 @@ extension SQLiteCatalogStore {
 }
 
 extension ListCursor.Value {
-    init(_ value: DatabaseValue) {
-        switch value.storage {
-        case .int64(let number): self = .integer(number)
-        case .string(let text): self = .text(text)
+    /// The value in `column` of the row the statement is on.
+    init(_ statement: SQLiteStatement, column: Int32) {
+        switch sqlite3_column_type(statement, column) {
+        case SQLITE_INTEGER: self = .integer(sqlite3_column_int64(statement, column))
+        case SQLITE_TEXT:
+            let bytes = UnsafeBufferPointer(start: sqlite3_column_text(statement, column), count: Int(sqlite3_column_bytes(statement, column)))
+            self = .text(String(decoding: bytes, as: UTF8.self))
         default: self = .null
         }
     }

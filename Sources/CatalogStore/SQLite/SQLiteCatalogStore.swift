@@ -2,6 +2,7 @@ import CatalogModel
 import CatalogStore
 import Foundation
 import GRDB
+import GRDBSQLite
 import ServiceLifecycle
 
 /// The catalogue in one embedded SQLite file, the default store: nothing to install or run beside catalogd.
@@ -15,6 +16,8 @@ public struct SQLiteCatalogStore: CatalogStore {
 
     let database: DatabasePool
     private let versionWatch: VersionWatch
+    /// Connections for the reads an index answers at once, run on the calling thread.
+    let directReaders: DirectReaders
     /// The file the store lives in.
     public let path: String
     /// The longest a products import written as it is read keeps the store's writer waiting for its next batch.
@@ -47,6 +50,7 @@ public struct SQLiteCatalogStore: CatalogStore {
         self.streamedListingWait = streamedListingWait
         try Schema.migrator.migrate(database)
         versionWatch = try VersionWatch(path: path)
+        directReaders = DirectReaders(path: path)
     }
 
     public func isMigrated() async throws -> Bool {
@@ -98,6 +102,7 @@ public struct SQLiteCatalogStore: CatalogStore {
 
     public func close() throws {
         versionWatch.close()
+        directReaders.close()
         try database.close()
     }
 }
@@ -116,19 +121,25 @@ extension StoreStatistics {
 }
 
 extension StoreVersions {
-    static func fetch(_ db: Database) throws -> StoreVersions {
+    /// The four numbers in one statement, so in one read transaction even outside one.
+    static let selectSQL = """
+        SELECT \(ResourceFamily.allCases.map { "(SELECT version FROM versions WHERE name = '\($0.rawValue)')" }.joined(separator: ", ")),
+            (SELECT seq FROM sqlite_sequence WHERE name = 'changes')
+        """
+
+    /// The versions in the row of `selectSQL` the statement is on.
+    init(_ statement: SQLiteStatement) {
+        self.init(
+            films: sqlite3_column_int64(statement, 0), products: sqlite3_column_int64(statement, 1), imports: sqlite3_column_int64(statement, 2),
+            lastSeq: sqlite3_column_int64(statement, 3))
+    }
+
+    static func fetch(_ source: some SQLiteReading) throws -> StoreVersions {
         var versions = StoreVersions(films: 0, products: 0, imports: 0, lastSeq: 0)
-        for row in try Row.fetchAll(try db.cachedStatement(sql: "SELECT name, version FROM versions")) {
-            let name: String = row["name"]
-            let version: Int64 = row["version"]
-            switch ResourceFamily(rawValue: name) {
-            case .films: versions.films = version
-            case .products: versions.products = version
-            case .imports: versions.imports = version
-            case nil: throw UnreadableStoredValue(column: "versions.name", value: name)
-            }
+        try source.forEachRow(selectSQL, []) { _, statement in
+            versions = StoreVersions(statement)
+            return false
         }
-        versions.lastSeq = try lastSeq(db)
         return versions
     }
 

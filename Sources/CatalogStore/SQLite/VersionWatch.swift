@@ -28,13 +28,7 @@ final class VersionWatch: Sendable {
         sqlite3_busy_timeout(handle, 5000)
         do {
             let dataVersion = try Self.prepare(handle, "PRAGMA data_version")
-            // One statement, so one read transaction: the four numbers belong together.
-            let versions = try Self.prepare(
-                handle,
-                """
-                SELECT \(ResourceFamily.allCases.map { "(SELECT version FROM versions WHERE name = '\($0.rawValue)')" }.joined(separator: ", ")),
-                    (SELECT seq FROM sqlite_sequence WHERE name = 'changes')
-                """)
+            let versions = try Self.prepare(handle, StoreVersions.selectSQL)
             connection = Mutex(Connection(handle: handle, dataVersion: dataVersion, versions: versions))
         } catch {
             sqlite3_close_v2(handle)
@@ -52,11 +46,7 @@ final class VersionWatch: Sendable {
             let dataVersion = try Self.step(open.dataVersion, open.handle) { sqlite3_column_int64($0, 0) }
             if let cached = open.cached, cached.dataVersion == dataVersion { return cached.versions }
             // A commit between the two statements only makes the next call read again.
-            let versions = try Self.step(open.versions, open.handle) { statement in
-                StoreVersions(
-                    films: sqlite3_column_int64(statement, 0), products: sqlite3_column_int64(statement, 1),
-                    imports: sqlite3_column_int64(statement, 2), lastSeq: sqlite3_column_int64(statement, 3))
-            }
+            let versions = try Self.step(open.versions, open.handle, read: StoreVersions.init)
             open.cached = (dataVersion, versions)
             connection = open
             return versions
