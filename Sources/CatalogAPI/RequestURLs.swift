@@ -63,9 +63,26 @@ struct RequestURLs: Sendable {
     }
 
     /// The URL of the same list with its cursor replaced; every other parameter is kept as the client sent it.
+    /// Read as bytes: a page writes two of these, and comparing `Substring`s character by character cost more than
+    /// a deep page's cursor.
     static func listURL(base: String, request: Request, cursor: String) -> String {
-        var parameters = (request.uri.query ?? "").split(separator: "&").filter { !$0.hasPrefix("cursor=") && $0 != "cursor" }
-        parameters.append("cursor=\(cursor)"[...])
-        return base + request.uri.path + "?" + parameters.joined(separator: "&")
+        let query = Array((request.uri.query ?? "").utf8)
+        var url = Array(base.utf8)
+        url.reserveCapacity(url.count + request.uri.path.utf8.count + query.count + cursor.utf8.count + 9)
+        url.append(contentsOf: request.uri.path.utf8)
+        url.append(UInt8(ascii: "?"))
+        for parameter in query.split(separator: UInt8(ascii: "&")) where !isCursor(parameter) {
+            url.append(contentsOf: parameter)
+            url.append(UInt8(ascii: "&"))
+        }
+        url.append(contentsOf: "cursor=".utf8)
+        url.append(contentsOf: cursor.utf8)
+        return String(decoding: url, as: UTF8.self)
+    }
+
+    /// `cursor` or `cursor=…`.
+    private static func isCursor(_ parameter: ArraySlice<UInt8>) -> Bool {
+        let name = "cursor".utf8
+        return parameter.starts(with: name) && (parameter.count == name.count || parameter[parameter.startIndex + name.count] == UInt8(ascii: "="))
     }
 }

@@ -255,6 +255,20 @@ struct ReadAPITests {
         }
     }
 
+    /// A link keeps every parameter the client sent, in its order, and replaces only the cursor.
+    @Test(arguments: StoreBackend.available) func linksKeepTheClientsParametersAndReplaceOnlyTheCursor(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, components in
+            try await seedCatalogue(components.store, products: 9)
+            let first = try json(try await get(client, "/products?cursorish=1&ordering=-price&page_size=2"))
+            let next = try #require(string(first["next"]))
+            #expect(next.hasPrefix("http://localhost/products?cursorish=1&ordering=-price&page_size=2&cursor="))
+            let second = try json(try await get(client, "\(pathAndQuery(next))&cursor"))
+            let previous = try #require(string(second["previous"]))
+            #expect(previous.hasPrefix("http://localhost/products?cursorish=1&ordering=-price&page_size=2&cursor="))
+            #expect(previous.components(separatedBy: "cursor=").count == 2)
+        }
+    }
+
     /// Pages are written from the store's bytes and single products from their values: both must give the same bytes,
     /// whatever the text holds, read forwards or backwards.
     @Test(arguments: StoreBackend.available) func aPageWritesEachProductExactlyAsItsOwnAddressDoes(_ backend: StoreBackend) async throws {
