@@ -2,6 +2,7 @@ import CatalogModel
 import CatalogStore
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// An import run's staged products: bounded memory for a listing of any size, on the server every replica
 /// shares, loaded batch by batch with `COPY`.
@@ -9,6 +10,14 @@ struct PostgresImportStaging: ImportStaging {
     let staged = PostgresStagedProducts()
     let client: PostgresClient
     let logger: Logger
+    /// The keys staged so far (about 25 MB at a million): only a key seen before is looked for among the staged
+    /// rows. Asking the server for every key of every batch took 11.9 s of a million-product import.
+    private let stagedKeys = SharedKeys()
+
+    init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
 
     /// Stages a batch; a record whose key an earlier one had replaces it, and the earlier one is rejected.
     func stage(_ batch: [(index: Int, product: Product)]) async throws -> [Rejection] {
@@ -21,9 +30,10 @@ struct PostgresImportStaging: ImportStaging {
             first[product.serialCode] = first[product.serialCode] ?? index
         }
         let rows = latest.values.sorted { $0.index < $1.index }
+        let seenBefore = stagedKeys.insert(rows.map(\.product.serialCode))
         let (staged, logger) = (staged, logger)
         let earlier = try await client.withConnection { connection in
-            let earlier = try await staged.remove(keys: rows.map(\.product.serialCode), from: connection, logger: logger)
+            let earlier = seenBefore.isEmpty ? [:] : try await staged.remove(keys: seenBefore, from: connection, logger: logger)
             try await staged.copy(rows, into: connection, logger: logger)
             return earlier
         }
@@ -43,5 +53,15 @@ struct PostgresImportStaging: ImportStaging {
         let (client, logger, staged) = (client, logger, staged)
         let deleted = await Task { try await client.withConnection { try await staged.removeAll(from: $0, logger: logger) } }.result
         if case .failure(let error) = deleted { logger.warning("staged products of \(staged.id) not deleted: \(error)") }
+    }
+}
+
+/// A set of keys that batches staged one after another add to.
+private final class SharedKeys: Sendable {
+    private let keys = Mutex<Set<String>>([])
+
+    /// Adds `keys` and answers those that were there already.
+    func insert(_ keys: [String]) -> [String] {
+        self.keys.withLock { set in keys.filter { !set.insert($0).inserted } }
     }
 }
