@@ -10,3 +10,9 @@ public struct StreamedListingAbandoned: Error, Sendable, CustomStringConvertible
 
     public var description: String { "the listing was not written as it was read: \(reason)" }
 }
+
+extension StreamedListingAbandoned {
+    /// How long a streamed listing's transaction waits for the next batch before it gives up, unless its store is
+    /// told otherwise: the reader hands one over at least once per page.
+    public static let defaultWait: Duration = .seconds(2)
+}

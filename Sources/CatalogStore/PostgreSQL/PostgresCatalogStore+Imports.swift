@@ -92,9 +92,11 @@ extension PostgresCatalogStore {
     /// ended may already be another replica's.
     public func completeImport(_ report: ImportReport, listing: CompletedListing, under claim: any ImportClaim) async throws -> ImportReport {
         guard let claim = claim as? PostgresImportClaim else { throw ForeignImportPart("import claim", store: description) }
+        if case .stagedProducts(let streamed as PostgresStreamedListing) = listing.records {
+            return try await streamed.complete(report, pages: listing.pages, claim: claim)
+        }
         return try await recordingTransaction(author: report.source.author) { connection, log in
             try await claim.verify(on: connection, logger: logger)
-            var report = report
             let mode = PostgresWriteMode.mirror(report.source)
             let counts: WriteCounts
             switch listing.records {
@@ -108,14 +110,23 @@ extension PostgresCatalogStore {
                 counts = try await PostgresProductWriter(mode: mode).apply(staging.staged, log: &log)
             case .unchanged(let records): counts = WriteCounts(unchanged: records)
             }
-            report.succeed(with: counts)
-            if let pages = listing.pagesToRecord {
-                try await Self.recordPages(
-                    pages, of: report.source, atVersion: try await log.versionAtCommit(of: report.source.family), connection, logger: logger)
-            }
-            try await Self.saveReport(report, connection, logger: logger)
-            return report
+            return try await Self.finishImport(report, counts: counts, pages: listing.pagesToRecord, log: log)
         }
+    }
+
+    /// The end of an import's transaction once its listing is written: the pages for the next run's conditional
+    /// requests (nil keeps the stored ones) and the succeeded report.
+    static func finishImport(_ report: ImportReport, counts: WriteCounts, pages: [FeedPageState]?, log: PostgresChangeLog) async throws
+        -> ImportReport
+    {
+        var report = report
+        report.succeed(with: counts)
+        if let pages {
+            try await recordPages(
+                pages, of: report.source, atVersion: try await log.versionAtCommit(of: report.source.family), log.connection, logger: log.logger)
+        }
+        try await saveReport(report, log.connection, logger: log.logger)
+        return report
     }
 
     /// Replaces the feed's page states, marked with the version its family has once this transaction commits.

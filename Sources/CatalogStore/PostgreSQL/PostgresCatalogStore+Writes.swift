@@ -117,7 +117,7 @@ struct PostgresProductWriter {
 
     /// Whether `products` is empty. It stays so for everyone else until this transaction ends: every write of
     /// products through the store takes the history lock this transaction holds since it began (`PostgresChangeLog`).
-    private static func tableIsEmpty(_ log: PostgresChangeLog) async throws -> Bool {
+    static func tableIsEmpty(_ log: PostgresChangeLog) async throws -> Bool {
         var empty = false
         for try await value in try await log.connection.query("SELECT NOT EXISTS (SELECT 1 FROM products)", logger: log.logger).decode(Bool.self) {
             empty = value
@@ -126,6 +126,51 @@ struct PostgresProductWriter {
     }
 
     static let listingWorkMemory = "64MB"
+
+    /// Inserts `products`, and their history rows numbered from the log's next seq, into the table a streamed
+    /// listing fills, which had none of them: a key there already (given twice) fails the statement.
+    static func insertNew(_ products: [Product], source: FeedSource, log: inout PostgresChangeLog) async throws {
+        guard !products.isEmpty else { return }
+        let rows = products.map(PostgresRows.productFields)
+        var binds = PostgresBindings()
+        binds.append(products.map(\.serialCode))
+        var casts = ["text[]"]
+        // One array per column, of the type its values have.
+        for (column, field) in rows[0].enumerated() {
+            switch field {
+            case .text:
+                binds.append(rows.map { row -> String in if case .text(let text) = row[column] { text } else { "" } })
+                casts.append("text[]")
+            case .integer:
+                binds.append(rows.map { row -> Int64 in if case .integer(let number) = row[column] { number } else { 0 } })
+                casts.append("bigint[]")
+            }
+        }
+        let arrays = casts.enumerated().map { "$\($0.offset + 1)::\($0.element)" }.joined(separator: ", ")
+        let columns = (["serial_code"] + PostgresRows.productValues).joined(separator: ", ")
+        let next = casts.count
+        binds.append(source.rawValue)
+        binds.append(log.nextSeq)
+        binds.append(Change.Entity.product.rawValue)
+        binds.append(Change.Operation.upsert.rawValue)
+        binds.append(log.author)
+        binds.append(log.at)
+        let sql = """
+            WITH listed AS (SELECT * FROM unnest(\(arrays)) WITH ORDINALITY AS listed(\(columns), n)),
+            written AS (
+                INSERT INTO products (\(columns), source, changed_seq)
+                SELECT \(columns), $\(next + 1), $\(next + 2) - 1 + n FROM listed
+            )
+            INSERT INTO changes (seq, entity, key, op, author, at)
+            SELECT $\(next + 2) - 1 + n, $\(next + 3), serial_code, $\(next + 4), $\(next + 5), $\(next + 6) FROM listed
+            """
+        do {
+            try await log.connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: log.logger)
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+            throw StreamedListingAbandoned("a key came twice (\(PostgresFailure.describe(error)))")
+        }
+        log.recorded(.product, count: products.count)
+    }
 
     /// The staged rows of the listing whose id is `$1`.
     private static let listedSQL =

@@ -21,6 +21,8 @@ public struct PostgresCatalogStore: CatalogStore {
 
     let client: PostgresClient
     let logger: Logger
+    /// The longest a products import written as it is read keeps the history lock waiting for its next batch.
+    public var streamedListingWait = StreamedListingAbandoned.defaultWait
     /// The longest a call waits for a pooled connection before it is `StoreUnavailable`.
     let connectionWait: Duration
     public let location: PostgresLocation

@@ -23,7 +23,7 @@ public struct SQLiteCatalogStore: CatalogStore {
     /// The longest a products import written as it is read keeps the store's writer waiting for its next batch.
     let streamedListingWait: Duration
     /// How long that is unless the store is told otherwise.
-    public static let defaultStreamedListingWait: Duration = .seconds(2)
+    public static let defaultStreamedListingWait = StreamedListingAbandoned.defaultWait
 
     /// Opens (creating if needed) the store at `path` and applies pending migrations.
     /// - Parameter streamedListingWait: how long an import written as it is read may keep the writer waiting for

@@ -20,65 +20,43 @@ final class SQLiteStreamedListing: ImportStaging {
         let pages: [FeedPageState]
     }
 
-    /// The run gave up (`discard`): roll back and report nothing.
-    private struct Discarded: Error {}
-
-    private let channel = BatchChannel<[Product], Completion>(capacity: capacity)
-    /// The transaction; nil when it was rolled back because the run gave up.
-    private let write: Task<ImportReport?, any Error>
+    private let transaction: StreamedListingTransaction<Completion>
 
     init(database: DatabasePool, source: FeedSource, longestWait: Duration) {
-        let channel = channel
-        write = Task {
-            do {
-                return try await database.write { db -> ImportReport? in
-                    var log = try ChangeLog(db, author: source.author)
-                    var completion: Completion?
-                    let counts = try ProductWriter.apply(
-                        batches: {
-                            switch channel.receive(within: longestWait) {
-                            case .batch(let batch): return batch
-                            case .end(let end):
-                                completion = end
-                                return nil
-                            case .abort: throw Discarded()
-                            case .timedOut: throw StreamedListingAbandoned("no products from the feed for \(longestWait)")
-                            }
-                        }, mode: .mirror(source), db: db, log: &log)
-                    guard let completion else { throw Discarded() }
-                    return try SQLiteCatalogStore.finishImport(completion.report, counts: counts, pages: completion.pages, log: log, db)
-                }
-            } catch {
-                channel.consumerFailed(error)
-                if error is Discarded { return nil }
-                throw error
+        transaction = StreamedListingTransaction(capacity: Self.capacity) { channel in
+            try await database.write { db in
+                var log = try ChangeLog(db, author: source.author)
+                var completion: Completion?
+                let counts = try ProductWriter.apply(
+                    batches: {
+                        switch channel.receive(within: longestWait) {
+                        case .batch(let batch): return batch
+                        case .end(let end):
+                            completion = end
+                            return nil
+                        case .abort: throw StreamedListingTransaction<Completion>.Discarded()
+                        case .timedOut: throw StreamedListingAbandoned("no products from the feed for \(longestWait)")
+                        }
+                    }, mode: .mirror(source), db: db, log: &log)
+                guard let completion else { throw StreamedListingTransaction<Completion>.Discarded() }
+                return try SQLiteCatalogStore.finishImport(completion.report, counts: counts, pages: completion.pages, log: log, db)
             }
         }
     }
 
     /// Writes the batch in the run's transaction once the writer has room; never reports a replaced record.
     func stage(_ batch: [(index: Int, product: Product)]) async throws -> [Rejection] {
-        try await channel.send(batch.map(\.product))
+        try await transaction.send(batch.map(\.product))
         return []
     }
 
-    /// Finishes the run's transaction with its report and pages, and commits it; cancelled before the commit,
-    /// it rolls back.
+    /// Finishes the run's transaction with its report and pages, and commits it.
     func complete(_ report: ImportReport, pages: [FeedPageState]) async throws -> ImportReport {
-        let (channel, write) = (channel, write)
-        return try await withTaskCancellationHandler {
-            channel.finish(Completion(report: report, pages: pages))
-            guard let finished = try await write.value else { throw CancellationError() }
-            return finished
-        } onCancel: {
-            channel.abort()
-        }
+        try await transaction.complete(Completion(report: report, pages: pages))
     }
 
-    /// Rolls back what was written, and waits until it is: nothing of the run is written afterwards.
     func discard() async {
-        channel.abort()
-        _ = await write.result
+        await transaction.discard()
     }
 }
 

@@ -1,0 +1,82 @@
+import CatalogModel
+import CatalogStore
+
+/// A products listing written into the empty products table while it is still being read: the run's transaction
+/// begins with the listing and inserts each batch as it arrives, so that PostgreSQL writes page k while the pages
+/// after it are fetched and parsed. Readers see the previous catalogue until the commit; discarding rolls
+/// everything back.
+///
+/// The transaction holds the history lock, so other writes of the catalogue wait until the run ends. As on SQLite,
+/// it waits a bounded time for each batch, past which it rolls back and the run reads the listing whole before
+/// writing it (`StreamedListingAbandoned`); a key given twice ends it the same way.
+final class PostgresStreamedListing: ImportStaging {
+    /// Batches waiting for the transaction: enough to keep it busy while the next page is parsed.
+    static let capacity = 16
+    /// The most rows one statement inserts, about as many as the channel holds.
+    static let largestStatement = 16_000
+
+    /// What the run gives once every page has arrived.
+    struct Completion: Sendable {
+        let report: ImportReport
+        let pages: [FeedPageState]
+        let claim: PostgresImportClaim
+    }
+
+    private let transaction: StreamedListingTransaction<Completion>
+
+    init(store: PostgresCatalogStore, source: FeedSource) {
+        let longestWait = store.streamedListingWait
+        transaction = StreamedListingTransaction(capacity: Self.capacity) { channel in
+            try await store.recordingTransaction(author: source.author) { connection, log in
+                guard try await PostgresProductWriter.tableIsEmpty(log) else {
+                    throw StreamedListingAbandoned("products were written before the run's transaction began")
+                }
+                var inserted = 0
+                while true {
+                    switch await channel.next(within: longestWait) {
+                    case .batch(var batch):
+                        // Batches that came while the last statement ran go in with this one: a statement's round
+                        // trip and planning cost as much as a few hundred rows.
+                        while batch.count < Self.largestStatement, let waiting = channel.waitingBatch() { batch += waiting }
+                        try await PostgresProductWriter.insertNew(batch, source: source, log: &log)
+                        inserted += batch.count
+                    case .end(let end):
+                        try await end.claim.verify(on: connection, logger: log.logger)
+                        return try await PostgresCatalogStore.finishImport(
+                            end.report, counts: WriteCounts(inserted: inserted), pages: end.pages, log: log)
+                    case .abort: throw StreamedListingTransaction<Completion>.Discarded()
+                    case .timedOut: throw StreamedListingAbandoned("no products from the feed for \(longestWait)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// Inserts the batch in the run's transaction once it has room; never reports a replaced record.
+    func stage(_ batch: [(index: Int, product: Product)]) async throws -> [Rejection] {
+        try await transaction.send(batch.map(\.product))
+        return []
+    }
+
+    /// Finishes the run's transaction with its report and pages, and commits it while `claim` is held.
+    func complete(_ report: ImportReport, pages: [FeedPageState], claim: PostgresImportClaim) async throws -> ImportReport {
+        try await transaction.complete(Completion(report: report, pages: pages, claim: claim))
+    }
+
+    func discard() async {
+        await transaction.discard()
+    }
+}
+
+extension PostgresCatalogStore {
+    /// A products listing written as it is read (`PostgresStreamedListing`), when the products table is empty:
+    /// into a table with rows, each listed row is compared with the stored one, which the staged listing's one
+    /// statement does best. Films are a handful of records, kept whole.
+    public func makeStreamedListing(of source: FeedSource) async throws -> (any ImportStaging)? {
+        guard source == .products else { return nil }
+        let empty = try await transaction(.single) { connection in
+            try await fetch(connection, "SELECT NOT EXISTS (SELECT 1 FROM products)", []) { try $0[0].decode(Bool.self) }.first ?? false
+        }
+        return empty ? PostgresStreamedListing(store: self, source: source) : nil
+    }
+}

@@ -1,0 +1,103 @@
+import CatalogModel
+import CatalogStore
+import CatalogTestSupport
+import PostgresStore
+import Testing
+
+@Suite("Streamed listings (PostgreSQL)")
+struct PostgresStreamedListingTests {
+    /// An empty store on PostgreSQL whose streamed listings wait `wait` for their next batch, a products claim and a
+    /// running report; nil when no server is configured.
+    private func importing(wait: Duration = .seconds(60)) async throws -> (TestStore, PostgresCatalogStore, any ImportClaim, ImportReport)? {
+        guard StoreBackend.available.contains(.postgres) else { return nil }
+        let temporary = try await TestStore.open(.postgres)
+        guard var store = temporary.store as? PostgresCatalogStore else {
+            temporary.remove()
+            return nil
+        }
+        store.streamedListingWait = wait
+        guard case .claimed(let claim) = try await store.claimImport(of: .products) else {
+            temporary.remove()
+            throw ForeignImportPart("import claim", store: "a store whose products claim was refused")
+        }
+        return (temporary, store, claim, try await store.beginImport(source: .products))
+    }
+
+    private func keys(_ store: some CatalogStore) async throws -> [String] {
+        try await store.products(ProductFilter(), page: PageRequest()).rows.map(\.product.serialCode)
+    }
+
+    @Test func readersSeeTheEmptyCatalogueUntilAStreamedListingCommits() async throws {
+        guard let (temporary, store, claim, report) = try await importing() else { return }
+        defer { temporary.remove() }
+        let versionsBefore = try await store.versions()
+        let streamed = try #require(try await store.makeStreamedListing(of: .products))
+        _ = try await streamed.stage([(0, try product("A")), (1, try product("B", category: "d"))])
+        _ = try await streamed.stage([(2, try product("C"))])
+        #expect(try await keys(store) == [])
+        #expect(try await store.versions() == versionsBefore)
+        let finished = try await store.completeImport(
+            report, listing: CompletedListing(records: .stagedProducts(streamed), pages: []), under: claim)
+        await streamed.discard()
+        #expect([finished.inserted, finished.updated, finished.unchanged, finished.deleted] == [Int]([3, 0, 0, 0]))
+        #expect(try await keys(store) == ["A", "B", "C"])
+        let changes = try await store.changes(since: versionsBefore.lastSeq, limit: 10)
+        #expect(changes.changes.map(\.key) == ["A", "B", "C"])
+        #expect(try await store.versions().lastSeq == versionsBefore.lastSeq + 3)
+        #expect(try await store.check().isEmpty)
+        await claim.release()
+    }
+
+    @Test func aDiscardedStreamedListingLeavesTheStoreEmptyAndFreesTheHistoryLock() async throws {
+        guard let (temporary, store, claim, _) = try await importing() else { return }
+        defer { temporary.remove() }
+        let streamed = try #require(try await store.makeStreamedListing(of: .products))
+        _ = try await streamed.stage([(0, try product("A"))])
+        await streamed.discard()
+        #expect(try await keys(store) == [])
+        #expect(try await store.upsertProducts([try product("API-1")], author: "api") == WriteCounts(inserted: 1))
+        await claim.release()
+    }
+
+    @Test func aKeyGivenTwiceFailsTheStreamedListingAndWritesNothing() async throws {
+        guard let (temporary, store, claim, report) = try await importing() else { return }
+        defer { temporary.remove() }
+        let streamed = try #require(try await store.makeStreamedListing(of: .products))
+        await #expect(throws: StreamedListingAbandoned.self) {
+            _ = try await streamed.stage([(0, try product("A")), (1, try product("B"))])
+            _ = try await streamed.stage([(2, try product("A", name: "again"))])
+            _ = try await store.completeImport(report, listing: CompletedListing(records: .stagedProducts(streamed), pages: []), under: claim)
+        }
+        await streamed.discard()
+        #expect(try await keys(store) == [])
+        #expect(try await store.check().isEmpty)
+        await claim.release()
+    }
+
+    @Test func aStreamedListingLeftWaitingTooLongRollsBackAndFreesTheHistoryLock() async throws {
+        guard let (temporary, store, claim, report) = try await importing(wait: .milliseconds(200)) else { return }
+        defer { temporary.remove() }
+        let streamed = try #require(try await store.makeStreamedListing(of: .products))
+        _ = try await streamed.stage([(0, try product("A"))])
+        // Long enough for the transaction to give up: it waits at most 200 ms for a batch.
+        try await Task.sleep(for: .seconds(1))
+        #expect(try await store.upsertProducts([try product("API-2")], author: "api") == WriteCounts(inserted: 1))
+        await #expect(throws: StreamedListingAbandoned.self) {
+            _ = try await streamed.stage([(1, try product("B"))])
+            _ = try await store.completeImport(report, listing: CompletedListing(records: .stagedProducts(streamed), pages: []), under: claim)
+        }
+        await streamed.discard()
+        #expect(try await keys(store) == ["API-2"])
+        await claim.release()
+    }
+
+    /// Into a table with rows, every listed row is compared with the stored one: the staged listing does that.
+    @Test func onlyAnEmptyProductsTableIsFilledAsItIsRead() async throws {
+        guard let (temporary, store, claim, _) = try await importing() else { return }
+        defer { temporary.remove() }
+        #expect(try await store.makeStreamedListing(of: .films) == nil)
+        _ = try await store.upsertProducts([try product("API-1")], author: "api")
+        #expect(try await store.makeStreamedListing(of: .products) == nil)
+        await claim.release()
+    }
+}
