@@ -65,10 +65,11 @@ struct Representations {
         let textCount =
             product.serialCode.count + product.name.count + product.description.count + product.category.count + product.brand.count
             + product.updatedAt.count + product.sourceURL.count + product.source.count
-        // Eight strings, escaped; the address's key percent-encoded (three bytes each at most); 300 covers names and numbers.
+        // Eight strings, escaped; the address's key percent-encoded (three bytes each at most), the price as it is,
+        // the stock; 200 covers the member names and punctuation.
         let maximumCount =
             UnsafeJSONCursor.maximumStringCount(textCount) + 7 * 2 + productsBaseJSON.count + 3 * product.serialCode.count + product.price.count
-            + 300
+            + UnsafeJSONCursor.maximumIntCount + 200
         writer.value(reserving: maximumCount) { json in
             json.raw("{\"serial_code\":")
             json.string(product.serialCode)

@@ -16,6 +16,7 @@ struct FieldReader {
             switch members[name] {
             case .string(let value):
                 guard !value.isEmpty else { throw RecordError("\(name) must not be empty") }
+                try Self.refuseNUL(value, name)
                 found = found ?? value
             case nil, .null: continue
             case .some(let other): throw RecordError("\(name) must be a string, got \(other.typeName)")
@@ -27,7 +28,9 @@ struct FieldReader {
 
     func optionalString(_ name: String) throws(RecordError) -> String? {
         switch members[name] {
-        case .string(let value): return value
+        case .string(let value):
+            try Self.refuseNUL(value, name)
+            return value
         case nil, .null: return nil
         case .some(let other): throw RecordError("\(name) must be a string, got \(other.typeName)")
         }
@@ -52,11 +55,17 @@ struct FieldReader {
                 guard case .string(let value) = element else {
                     throw RecordError("\(name) must be an array of strings, found \(element.typeName)")
                 }
+                try Self.refuseNUL(value, name)
                 strings.append(value)
             }
             return strings
         case nil, .null: return []
         case .some(let other): throw RecordError("\(name) must be an array, got \(other.typeName)")
         }
+    }
+
+    /// JSON may write U+0000 (`\u0000`); PostgreSQL's text cannot hold it, and every store must hold the same records.
+    private static func refuseNUL(_ value: String, _ name: String) throws(RecordError) {
+        guard !value.utf8.contains(0) else { throw RecordError("\(name) must not contain U+0000") }
     }
 }

@@ -50,16 +50,26 @@ public struct UnsafeJSONCursor {
         if text.isEmpty { raw("null") } else { string(text) }
     }
 
-    /// Writes UTF-8 text as the inside of a JSON string.
+    /// Writes UTF-8 text as the inside of a JSON string. Bytes that are not UTF-8 (written into a store by another
+    /// program) are replaced as `String(decoding:as:)` replaces them, which fits the same space: U+FFFD is three
+    /// bytes for each byte replaced.
     public mutating func escaped(_ text: UnsafeBufferPointer<UInt8>) {
+        let start = next
+        var isASCII = true
         // Runs that need no escaping (nearly all text) are copied whole.
         var runStart = 0
-        for (offset, byte) in text.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+        for (offset, byte) in text.enumerated() {
+            if byte >= 0x80 { isASCII = false }
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
             raw(UnsafeBufferPointer(rebasing: text[runStart..<offset]))
             escape(byte)
             runStart = offset + 1
         }
         raw(UnsafeBufferPointer(rebasing: text[runStart...]))
+        guard !isASCII, String(validating: text, as: UTF8.self) == nil else { return }
+        next = start
+        var repaired = String(decoding: text, as: UTF8.self)
+        repaired.withUTF8 { escaped($0) }
     }
 
     private mutating func escape(_ byte: UInt8) {

@@ -106,6 +106,16 @@ struct JSONTests {
         #expect(value["none"] == .null)
     }
 
+    /// Text a store holds that is not UTF-8 (another program wrote it) is served repaired, never as invalid JSON.
+    @Test func bytesThatAreNotUTF8AreWrittenReplaced() throws {
+        let bytes: [UInt8] = [UInt8(ascii: "a"), 0xFF, UInt8(ascii: "\""), 0xC3, UInt8(ascii: "b"), 0x00]
+        var writer = JSONWriter()
+        bytes.withUnsafeBufferPointer { text in
+            writer.value(reserving: UnsafeJSONCursor.maximumStringCount(text.count)) { $0.string(text) }
+        }
+        #expect(try JSONParser.parse(writer.bytes) == .string("a\u{FFFD}\"\u{FFFD}b\u{00}"))
+    }
+
     @Test func theWriterKeepsKeysInTheOrderWritten() {
         var writer = JSONWriter()
         writer.objectStart()

@@ -116,6 +116,8 @@ struct RecordTests {
         (#"{"sku": "a\u007fb", "title": "n", "category": "c", "price": 1}"#, "serial_code must not contain '/' or control characters"),
         (#"{"sku": "a\nb", "title": "n", "category": "c", "price": 1}"#, "serial_code must not contain '/' or control characters"),
         (#"{"sku": "", "title": "n", "category": "c", "price": 1}"#, "sku must not be empty"),
+        (#"{"sku": "A", "title": "n\u0000", "category": "c", "price": 1}"#, "title must not contain U+0000"),
+        (#"{"sku": "A", "title": "n", "category": "c", "price": 1, "description": "a\u0000b"}"#, "description must not contain U+0000"),
         (
             #"{"sku": "A", "title": "n", "category": "c", "price": 1, "updated_at": "t", "meta": {"updatedAt": {}}}"#,
             "updatedAt must be a string, got object"

@@ -3,6 +3,8 @@ import CatalogStore
 import GRDB
 import Testing
 
+@testable import SQLiteStore
+
 @Suite("Pages an index answers are read on the calling thread (SQLite)")
 struct DirectReadTests {
     @Test func aPageSeesACommitMadeByAnotherConnectionAtOnce() async throws {
@@ -50,5 +52,33 @@ struct DirectReadTests {
         try temporary.store.close()
         await #expect(throws: DatabaseError.self) { try await temporary.store.products(ProductFilter(), page: PageRequest()) }
         await #expect(throws: DatabaseError.self) { try await temporary.store.product(serialCode: "A") }
+    }
+
+    /// A page read on the calling thread must never sort the table: SQLite's plan for each such query uses an index
+    /// for its order.
+    @Test func everyPageReadOnTheCallingThreadIsOrderedByAnIndex() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let listing = SQLiteCatalogStore.productListing
+        var queries: [String] = []
+        for field in SQLiteCatalogStore.indexOrderedFields {
+            let sort = listing.sortExpression(field)
+            for direction in ["ASC", "DESC"] {
+                queries.append("SELECT * FROM products ORDER BY \(sort) \(direction), serial_code \(direction) LIMIT 101")
+                queries.append(
+                    "SELECT * FROM products WHERE (\(sort), serial_code) > ('a', 'b') ORDER BY \(sort) \(direction), serial_code \(direction) LIMIT 101"
+                )
+            }
+        }
+        queries.append("SELECT * FROM products WHERE category = 'c' ORDER BY serial_code DESC LIMIT 101")
+        queries.append("SELECT * FROM products WHERE category = 'c' AND (serial_code, serial_code) > ('a', 'b') ORDER BY serial_code LIMIT 101")
+        let asked = queries
+        let plans = try await temporary.rawQueue().read { db in
+            try asked.map { query in try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + query).map { $0["detail"] as String }.joined(separator: "; ") }
+        }
+        for (query, plan) in zip(queries, plans) {
+            #expect(!plan.contains("TEMP B-TREE"), "\(query): \(plan)")
+            #expect(plan.contains("INDEX"), "\(query): \(plan)")
+        }
     }
 }

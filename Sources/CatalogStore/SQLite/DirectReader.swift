@@ -1,12 +1,12 @@
 import GRDB
 import GRDBSQLite
-import Synchronization
 
 /// A read-only connection of its own, used on the calling thread: for reads an index answers in microseconds (a
 /// page of products), where GRDB's hop to a reader's queue and back cost more than the read (0.065 ms of CPU per
 /// request, against 0.007 for the same statements run here).
 ///
-/// One thread uses it at a time: `DirectReaders` lends each to one read.
+/// One thread uses it at a time: `DirectReaders` lends each to one read, and `VersionWatch` uses its own under a
+/// lock; that is what makes it safe to send between threads.
 final class DirectReader: SQLiteReading, @unchecked Sendable {
     private let handle: OpaquePointer
     private var statements: [String: OpaquePointer] = [:]
@@ -41,11 +41,19 @@ final class DirectReader: SQLiteReading, @unchecked Sendable {
         }
     }
 
+    /// Whether no transaction is open: a reader goes back to the pool only then.
+    var isOutsideTransaction: Bool { sqlite3_get_autocommit(handle) != 0 }
+
     func forEachRow(_ sql: String, _ arguments: [DatabaseValue], _ body: ((), SQLiteStatement) throws -> Bool) throws {
         let statement = try prepared(sql)
         defer {
             sqlite3_reset(statement)
             sqlite3_clear_bindings(statement)
+        }
+        guard sqlite3_bind_parameter_count(statement) == arguments.count else {
+            throw DatabaseError(
+                resultCode: .SQLITE_MISUSE, message: "\(arguments.count) arguments for \(sqlite3_bind_parameter_count(statement)) parameters",
+                sql: sql)
         }
         var bindings = DirectStatement.Bindings(handle: statement)
         for argument in arguments { bindings.add(argument) }
@@ -75,38 +83,5 @@ final class DirectReader: SQLiteReading, @unchecked Sendable {
         }
         statements[sql] = statement
         return statement
-    }
-}
-
-/// The store's `DirectReader`s: each read takes an idle one or opens another, and gives it back after.
-final class DirectReaders: Sendable {
-    private let path: String
-    /// Nil once the store is closed.
-    private let idle: Mutex<[DirectReader]?> = Mutex([])
-    /// How many idle readers are kept open; more are opened while more threads read at once, and closed after.
-    static let keptIdle = 8
-
-    init(path: String) {
-        self.path = path
-    }
-
-    /// Runs `body` in one read transaction of a reader.
-    func read<Result>(_ body: (DirectReader) throws -> Result) throws -> Result {
-        let taken = try idle.withLock { idle -> DirectReader? in
-            guard idle != nil else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the store is closed") }
-            return idle?.popLast()
-        }
-        let reader = try taken ?? DirectReader(path: path)
-        defer {
-            idle.withLock { idle in
-                if let count = idle?.count, count < Self.keptIdle { idle?.append(reader) }
-            }
-        }
-        return try reader.transaction(body)
-    }
-
-    /// Closes the idle readers; a read still running closes its own when it ends.
-    func close() {
-        idle.withLock { $0 = nil }
     }
 }

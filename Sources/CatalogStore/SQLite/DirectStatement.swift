@@ -1,7 +1,8 @@
 import GRDB
 import GRDBSQLite
 
-/// A prepared statement for the import's hot path, run with values bound straight into SQLite.
+/// A prepared statement for the import's hot path, run with values bound straight into SQLite (its `Bindings`
+/// serve the `DirectReader`s too).
 ///
 /// GRDB's `execute(arguments:)` builds an array of boxed values for every row; for an import of
 /// 100,000 products that costs more than the SQLite work itself. The statement is the writer's own

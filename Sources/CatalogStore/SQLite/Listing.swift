@@ -189,8 +189,11 @@ extension SQLiteCatalogStore {
         var otherFilters = filter
         otherFilters.category = nil
         // products_by_category holds each category's products by serial_code.
-        return filter.isEmpty ? ["serial_code", "category", "price", "name"].contains(field) : otherFilters.isEmpty && field == "serial_code"
+        return filter.isEmpty ? indexOrderedFields.contains(field) : otherFilters.isEmpty && field == "serial_code"
     }
+
+    /// The orderings of products an index gives (`DirectReadTests` asks SQLite's plans).
+    static let indexOrderedFields: Set = ["serial_code", "category", "price", "name"]
 
     private static func products<Rows: ProductPageRows>(
         _ filter: ProductFilter, page request: PageRequest, into rows: Rows, _ source: some SQLiteReading

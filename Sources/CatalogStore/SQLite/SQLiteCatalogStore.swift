@@ -124,7 +124,7 @@ extension StoreVersions {
     /// The four numbers in one statement, so in one read transaction even outside one.
     static let selectSQL = """
         SELECT \(ResourceFamily.allCases.map { "(SELECT version FROM versions WHERE name = '\($0.rawValue)')" }.joined(separator: ", ")),
-            (SELECT seq FROM sqlite_sequence WHERE name = 'changes')
+            (\(lastSeqSQL))
         """
 
     /// The versions in the row of `selectSQL` the statement is on.
@@ -144,6 +144,8 @@ extension StoreVersions {
     }
 
     static func lastSeq(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(try db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = 'changes'")) ?? 0
+        try Int64.fetchOne(try db.cachedStatement(sql: lastSeqSQL)) ?? 0
     }
+
+    private static let lastSeqSQL = "SELECT seq FROM sqlite_sequence WHERE name = 'changes'"
 }
