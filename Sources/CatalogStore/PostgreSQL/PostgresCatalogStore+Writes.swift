@@ -128,44 +128,39 @@ struct PostgresProductWriter {
     static let listingWorkMemory = "64MB"
 
     /// Inserts `products`, and their history rows numbered from the log's next seq, into the table a streamed
-    /// listing fills, which had none of them: a key there already (given twice) fails the statement.
+    /// listing fills, which had none of them: a key there already (given twice) fails it. Both go in with `COPY`,
+    /// which PostgreSQL loads without planning a statement or decoding parameters.
     static func insertNew(_ products: [Product], source: FeedSource, log: inout PostgresChangeLog) async throws {
         guard !products.isEmpty else { return }
-        let rows = products.map(PostgresRows.productFields)
-        var binds = PostgresBindings()
-        binds.append(products.map(\.serialCode))
-        var casts = ["text[]"]
-        // One array per column, of the type its values have.
-        for (column, field) in rows[0].enumerated() {
-            switch field {
-            case .text:
-                binds.append(rows.map { row -> String in if case .text(let text) = row[column] { text } else { "" } })
-                casts.append("text[]")
-            case .integer:
-                binds.append(rows.map { row -> Int64 in if case .integer(let number) = row[column] { number } else { 0 } })
-                casts.append("bigint[]")
-            }
+        var rows = ByteBuffer()
+        var history = ByteBuffer()
+        // Every history row has the same entity, operation, author and time: written out once.
+        var entity = ByteBuffer()
+        PostgresStagedProducts.appendField(Change.Entity.product.rawValue, to: &entity)
+        entity.writeInteger(UInt8(ascii: "\t"))
+        var historyTail = ByteBuffer()
+        for (number, value) in [Change.Operation.upsert.rawValue, log.author, log.at].enumerated() {
+            if number > 0 { historyTail.writeInteger(UInt8(ascii: "\t")) }
+            PostgresStagedProducts.appendField(value, to: &historyTail)
         }
-        let arrays = casts.enumerated().map { "$\($0.offset + 1)::\($0.element)" }.joined(separator: ", ")
-        let columns = (["serial_code"] + PostgresRows.productValues).joined(separator: ", ")
-        let next = casts.count
-        binds.append(source.rawValue)
-        binds.append(log.nextSeq)
-        binds.append(Change.Entity.product.rawValue)
-        binds.append(Change.Operation.upsert.rawValue)
-        binds.append(log.author)
-        binds.append(log.at)
-        let sql = """
-            WITH listed AS (SELECT * FROM unnest(\(arrays)) WITH ORDINALITY AS listed(\(columns), n)),
-            written AS (
-                INSERT INTO products (\(columns), source, changed_seq)
-                SELECT \(columns), $\(next + 1), $\(next + 2) - 1 + n FROM listed
-            )
-            INSERT INTO changes (seq, entity, key, op, author, at)
-            SELECT $\(next + 2) - 1 + n, $\(next + 3), serial_code, $\(next + 4), $\(next + 5), $\(next + 6) FROM listed
-            """
+        for (offset, product) in products.enumerated() {
+            let seq = String(log.nextSeq + Int64(offset))
+            PostgresStagedProducts.appendRecord(product, to: &rows)
+            rows.writeString("\t\(source.rawValue)\t\(seq)\n")
+            history.writeString("\(seq)\t")
+            history.writeImmutableBuffer(entity)
+            PostgresStagedProducts.appendField(product.serialCode, to: &history)
+            history.writeInteger(UInt8(ascii: "\t"))
+            history.writeImmutableBuffer(historyTail)
+            history.writeInteger(UInt8(ascii: "\n"))
+        }
         do {
-            try await log.connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: log.logger)
+            try await log.connection.copyFrom(
+                table: "products", columns: ["serial_code"] + PostgresRows.productValues + ["source", "changed_seq"], logger: log.logger
+            ) { try await $0.write(rows) }
+            try await log.connection.copyFrom(table: "changes", columns: ["seq", "entity", "key", "op", "author", "at"], logger: log.logger) {
+                try await $0.write(history)
+            }
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
             throw StreamedListingAbandoned("a key came twice (\(PostgresFailure.describe(error)))")
         }

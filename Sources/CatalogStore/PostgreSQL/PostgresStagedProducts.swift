@@ -60,6 +60,12 @@ struct PostgresStagedProducts {
     private static func appendRow(index: Int, product: Product, stagingID: String, to buffer: inout ByteBuffer) {
         appendField(stagingID, to: &buffer)
         buffer.writeString("\t\(index)\t")
+        appendRecord(product, to: &buffer)
+        buffer.writeInteger(UInt8(ascii: "\n"))
+    }
+
+    /// A product's key and record columns (`PostgresRows.productValues`) in COPY's text format, tab-separated.
+    static func appendRecord(_ product: Product, to buffer: inout ByteBuffer) {
         appendField(product.serialCode, to: &buffer)
         for field in PostgresRows.productFields(product) {
             buffer.writeInteger(UInt8(ascii: "\t"))
@@ -68,11 +74,10 @@ struct PostgresStagedProducts {
             case .integer(let number): buffer.writeString(String(number))
             }
         }
-        buffer.writeInteger(UInt8(ascii: "\n"))
     }
 
     /// Text as COPY reads it: a backslash, tab, newline or carriage return is escaped with a backslash.
-    private static func appendField(_ text: String, to buffer: inout ByteBuffer) {
+    static func appendField(_ text: String, to buffer: inout ByteBuffer) {
         var text = text
         text.withUTF8 { bytes in
             guard bytes.contains(where: { $0 == UInt8(ascii: "\\") || $0 < 0x20 }) else {
