@@ -334,11 +334,15 @@ PAIR_ROUNDS = 5
 
 def paired_rounds(args, first, second, field):
     """`field` of `first` over that of `second`, measured in alternating wrk runs of 3 s: each round's ratio and
-    their median."""
+    their median. Every other round measures `second` first, so that whatever the order favours cancels out."""
     rounds = []
-    for _ in range(PAIR_ROUNDS):
-        a = run_wrk(first[0], first[1], 3, args.connections)[field]
-        b = run_wrk(second[0], second[1], 3, args.connections)[field]
+    for round in range(PAIR_ROUNDS):
+        if round % 2 == 0:
+            a = run_wrk(first[0], first[1], 3, args.connections)[field]
+            b = run_wrk(second[0], second[1], 3, args.connections)[field]
+        else:
+            b = run_wrk(second[0], second[1], 3, args.connections)[field]
+            a = run_wrk(first[0], first[1], 3, args.connections)[field]
         rounds.append(ratio(a, b))
     return {"rounds": rounds, "median": statistics.median(rounds)}
 
