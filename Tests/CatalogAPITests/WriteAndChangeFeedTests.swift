@@ -110,6 +110,17 @@ struct WriteTests {
         }
     }
 
+    /// PostgreSQL's text cannot hold U+0000: on either store such a record is refused naming the field, and nothing lands.
+    @Test(arguments: StoreBackend.available) func aTextHoldingUPlus0000IsRefusedNamingTheField(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, _ in
+            let body = ByteBuffer(string: #"{"name": "Desk\u0000", "category": "c", "price": 5}"#)
+            let refused = try await client.execute(uri: "/products/DESK", method: .put, headers: authorized, body: body)
+            #expect(refused.status == .unprocessableContent)
+            #expect(String(buffer: refused.body).contains("name must not contain U+0000"))
+            #expect(try await get(client, "/products/DESK").status == .notFound)
+        }
+    }
+
     @Test(arguments: StoreBackend.available) func keysInThePathArePercentDecodedAndCheckedLikeAnyOther(_ backend: StoreBackend) async throws {
         try await WriteHarness(backend: backend).run { client, _ in
             let body = ByteBuffer(string: #"{"name": "Desk", "category": "Home Office é", "price": 5}"#)
