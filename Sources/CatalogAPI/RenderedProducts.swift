@@ -3,21 +3,21 @@ import CatalogStore
 
 /// The `results` of a page of products, written as JSON while the store is on each row, from its bytes.
 struct RenderedProducts: ProductPageRows {
-    let representations: Representations
+    private let representation: ProductRepresentation
     /// The products' objects, separated by commas.
     private(set) var json: JSONWriter
     /// Where each product's object starts in `json`, to turn a page read backwards around.
     private var starts: [Int] = []
 
     init(representations: Representations, pageSize: Int) {
-        self.representations = representations
+        representation = ProductRepresentation(base: representations.base)
         json = JSONWriter(capacity: pageSize * 400)
         starts.reserveCapacity(pageSize)
     }
 
     mutating func append(_ product: StoredProduct) {
         starts.append(json.bytes.count)
-        representations.product(product, into: &json)
+        representation.write(product, into: &json)
     }
 
     mutating func reverse() {

@@ -7,21 +7,9 @@ import Hummingbird
 struct Representations {
     /// This service's base URL for the request being answered.
     let base: String
-    /// Where product addresses start, built once per page rather than once per row: as text, and as the inside of
-    /// a JSON string.
-    private let productsBase: String
-    private let productsBaseJSON: [UInt8]
-
-    init(base: String) {
-        self.base = base
-        productsBase = base + "/products/"
-        var writer = JSONWriter()
-        writer.string(productsBase)
-        productsBaseJSON = Array(writer.bytes.dropFirst().dropLast())
-    }
 
     func filmURL(_ episodeID: Int) -> String { "\(base)/films/\(episodeID)/" }
-    func productURL(_ serialCode: String) -> String { productsBase + PathComponent.encode(serialCode) + "/" }
+    func productURL(_ serialCode: String) -> String { ProductRepresentation.addressPrefix(base: base) + PathComponent.encode(serialCode) + "/" }
     func categoryURL(_ name: String) -> String { "\(base)/categories/\(PathComponent.encode(name))/" }
     func importURL(_ id: Int64) -> String { "\(base)/imports/\(id)/" }
 
@@ -57,45 +45,8 @@ struct Representations {
     }
 
     func product(_ row: ProductRow, into writer: inout JSONWriter) {
-        StoredProduct.withStored(row) { product($0, into: &writer) }
-    }
-
-    /// A product straight from the store's bytes: a page writes a hundred of these, through one reserved space.
-    func product(_ product: StoredProduct, into writer: inout JSONWriter) {
-        let textCount =
-            product.serialCode.count + product.name.count + product.description.count + product.category.count + product.brand.count
-            + product.updatedAt.count + product.sourceURL.count + product.source.count
-        // Eight strings, escaped; the address's key percent-encoded (three bytes each at most), the price as it is,
-        // the stock; 200 covers the member names and punctuation.
-        let maximumCount =
-            UnsafeJSONCursor.maximumStringCount(textCount) + 7 * 2 + productsBaseJSON.count + 3 * product.serialCode.count + product.price.count
-            + UnsafeJSONCursor.maximumIntCount + 200
-        writer.value(reserving: maximumCount) { json in
-            json.raw("{\"serial_code\":")
-            json.string(product.serialCode)
-            json.raw(",\"name\":")
-            json.string(product.name)
-            json.raw(",\"description\":")
-            json.string(product.description)
-            json.raw(",\"category\":")
-            json.string(product.category)
-            json.raw(",\"brand\":")
-            json.nonEmptyString(product.brand)
-            json.raw(",\"price\":")
-            json.raw(product.price)
-            json.raw(",\"stock\":")
-            json.int(product.stock)
-            json.raw(",\"updated_at\":")
-            json.nonEmptyString(product.updatedAt)
-            json.raw(",\"url\":\"")
-            productsBaseJSON.withUnsafeBufferPointer { json.raw($0) }
-            PathComponent.withEncoded(product.serialCode) { json.raw($0) }
-            json.raw("/\",\"source_url\":")
-            json.nonEmptyString(product.sourceURL)
-            json.raw(",\"source\":")
-            json.string(product.source)
-            json.raw("}")
-        }
+        let representation = ProductRepresentation(base: base)
+        StoredProduct.withStored(row) { representation.write($0, into: &writer) }
     }
 
     func category(_ row: CategoryRow, into writer: inout JSONWriter) {
