@@ -41,6 +41,25 @@ final class DirectReader: SQLiteReading, @unchecked Sendable {
         }
     }
 
+    /// The first page of the file's shared WAL index, as SQLite maps it for this connection, or nil when the file
+    /// has none (a database not in WAL mode). It stays mapped while the connection is open.
+    func walIndex() throws -> UnsafeRawPointer? {
+        // Asking the journal mode reads the file, which maps its index for the connection when it has one.
+        var isWAL = false
+        try forEachRow("PRAGMA journal_mode", []) { _, statement in
+            isWAL = sqlite3_column_text(statement, 0).map { String(cString: $0) } == "wal"
+            return false
+        }
+        guard isWAL else { return nil }
+        var file: UnsafeMutablePointer<sqlite3_file>?
+        guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK, let methods = file?.pointee.pMethods,
+            methods.pointee.iVersion >= 2, let map = methods.pointee.xShmMap
+        else { return nil }
+        var region: UnsafeMutableRawPointer?
+        guard map(file, 0, WALIndexStamp.regionSize, 0, &region) == SQLITE_OK, let region else { return nil }
+        return UnsafeRawPointer(region)
+    }
+
     /// Whether no transaction is open: a reader goes back to the pool only then.
     var isOutsideTransaction: Bool { sqlite3_get_autocommit(handle) != 0 }
 

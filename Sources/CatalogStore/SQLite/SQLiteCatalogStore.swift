@@ -70,6 +70,9 @@ public struct SQLiteCatalogStore: CatalogStore {
         try versionWatch.current()
     }
 
+    /// Whether `currentVersions()` tells commits from the shared WAL index, for tests.
+    var versionsReadFromWALIndex: Bool { versionWatch.readsWALIndex }
+
     /// Polls the dedicated version connection: commits to the file by any process are seen within one interval.
     public func watchCommits(onError: @escaping @Sendable (any Error) -> Void, onCommit: @escaping @Sendable (Int64) async -> Void) async {
         var reported: Int64?
