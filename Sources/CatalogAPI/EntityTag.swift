@@ -12,9 +12,10 @@ struct EntityTag {
     init(version: Int64, family: String, request: Request, baseURL: String) {
         // FNV-1a over "family:version:base:uri", fed part by part rather than built as one string per request.
         var hash = FNV1a()
-        for (position, part) in [family, String(version), baseURL, request.uri.string].enumerated() {
+        for (position, var part) in [family, String(version), baseURL, request.uri.string].enumerated() {
             if position > 0 { hash.combine(":".utf8) }
-            hash.combine(part.utf8)
+            // Over the contiguous bytes: walking a `String.UTF8View` costs several times as much per byte.
+            part.withUTF8 { hash.combine($0) }
         }
         value = "\"\(family)-\(version)-\(String(hash.value, radix: 16))\""
     }

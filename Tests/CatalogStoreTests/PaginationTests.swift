@@ -51,6 +51,19 @@ struct PaginationTests {
         }
     }
 
+    /// A list sorted by its key gives cursors without the sort value; those issued with it, before, still read.
+    @Test func aCursorWhoseSortValueIsItsKeyLeavesItOutAndOlderOnesStillRead() throws {
+        func base64URL(_ json: String) -> String {
+            Data(json.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+        }
+        let cursor = ListCursor(ordering: "serial_code", direction: .previous, sortValue: .text("SKU-1"), key: .text("SKU-1"))
+        #expect(cursor.encoded() == base64URL(#"{"o":"serial_code","d":"p","k":"SKU-1"}"#))
+        #expect(try ListCursor(decoding: cursor.encoded()) == cursor)
+        #expect(try ListCursor(decoding: base64URL(#"{"o":"serial_code","d":"p","v":"SKU-1","k":"SKU-1"}"#)) == cursor)
+        #expect(throws: UnknownCursor.self) { try ListCursor(decoding: base64URL(#"{"o":"serial_code","d":"p","v":true,"k":"SKU-1"}"#)) }
+    }
+
     @Test(arguments: StoreBackend.available, ["serial_code", "-price", "name", "stock", "-updated_at", "category"])
     func everyRowAppearsOnceInOrder(backend: StoreBackend, ordering: String) async throws {
         let temporary = try await TestStore.open(backend)

@@ -33,12 +33,21 @@ public struct ListCursor: Sendable, Equatable {
         let invalid = UnknownCursor(detail: "no page at this cursor: it is not one this service issued; follow the next or previous links")
         guard text.utf8.count <= 4096, let bytes = Self.bytes(base64URL: text), let json = try? JSONParser.parse(bytes),
             case .string(let ordering) = json["o"], case .string(let directionText) = json["d"],
-            let direction = Direction(rawValue: directionText), let sortValue = Self.value(json["v"]), let key = Self.value(json["k"])
+            let direction = Direction(rawValue: directionText), let key = Self.value(json["k"])
         else { throw invalid }
+        // Without a sort value, the list is sorted by what the key holds.
+        let sortValue: Value
+        if let sortText = json["v"] {
+            guard let value = Self.value(sortText) else { throw invalid }
+            sortValue = value
+        } else {
+            sortValue = key
+        }
         self.init(ordering: ordering, direction: direction, sortValue: sortValue, key: key)
     }
 
-    /// The cursor as URL-safe base64 of a small JSON object.
+    /// The cursor as URL-safe base64 of a small JSON object. A sort value equal to the key (a list sorted by its
+    /// key) is left out: every request for the next page carries the cursor, so it is kept short.
     public func encoded() -> String {
         var writer = JSONWriter(capacity: 64)
         writer.objectStart()
@@ -46,7 +55,7 @@ public struct ListCursor: Sendable, Equatable {
         writer.string(ordering)
         writer.key("d")
         writer.string(direction.rawValue)
-        for (name, value) in [("v", sortValue), ("k", key)] {
+        for (name, value) in sortValue == key ? [("k", key)] : [("v", sortValue), ("k", key)] {
             writer.key(name)
             switch value {
             case .integer(let number): writer.int(number)

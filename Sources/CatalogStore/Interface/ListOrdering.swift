@@ -22,6 +22,18 @@ public struct ListOrdering: Sendable {
     /// Checks `request` against the allowed fields: an unknown field is an `InvalidQuery`; a cursor that is not
     /// one of ours, or belongs to another ordering, is an `UnknownCursor`.
     public func resolve(_ request: PageRequest) throws -> Resolved {
+        var resolved = try resolveOrdering(request)
+        let cursor = try request.cursor.map { text throws(UnknownCursor) in try ListCursor(decoding: text) }
+        if let cursor, cursor.ordering != resolved.ordering {
+            throw UnknownCursor(detail: "no page at this cursor: it belongs to ordering '\(cursor.ordering)', not '\(resolved.ordering)'")
+        }
+        resolved.cursor = cursor
+        return resolved
+    }
+
+    /// The field and direction of `request`, checked as `resolve` does, without reading its cursor: for a store
+    /// choosing how to read a page before it reads it.
+    public func resolveOrdering(_ request: PageRequest) throws -> Resolved {
         let ordering = request.ordering ?? defaultOrdering
         let descending = ordering.hasPrefix("-")
         let field = descending ? String(ordering.dropFirst()) : ordering
@@ -30,10 +42,6 @@ public struct ListOrdering: Sendable {
                 parameter: "ordering",
                 detail: "ordering must be one of \(fields.joined(separator: ", ")), optionally prefixed with '-'; got '\(ordering)'")
         }
-        let cursor = try request.cursor.map { text throws(UnknownCursor) in try ListCursor(decoding: text) }
-        if let cursor, cursor.ordering != ordering {
-            throw UnknownCursor(detail: "no page at this cursor: it belongs to ordering '\(cursor.ordering)', not '\(ordering)'")
-        }
-        return Resolved(ordering: ordering, field: field, descending: descending, cursor: cursor)
+        return Resolved(ordering: ordering, field: field, descending: descending, cursor: nil)
     }
 }

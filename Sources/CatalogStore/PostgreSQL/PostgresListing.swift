@@ -69,11 +69,14 @@ struct PostgresListing {
         var beyondCursor = "false"
         var pageConditions = conditions
         if let cursor {
-            let position = "(\(statement.parameter(cursor.sortValue)), \(statement.parameter(cursor.key)))"
+            let position = KeysetComparison(sortExpression: sortExpression, keyColumn: keyColumn)
+            // The probe and the page compare with the same parameters.
+            let sortValue = position.comparesKeyOnly ? "" : statement.parameter(cursor.sortValue)
+            let key = statement.parameter(cursor.key)
             var probe = conditions
-            probe.add("(\(sortExpression), \(keyColumn)) \(ascendingInQuery ? "<=" : ">=") \(position)")
+            probe.add(position.condition(ascendingInQuery ? "<=" : ">=", sortValue: sortValue, key: key))
             beyondCursor = "EXISTS (SELECT 1 FROM \(table) \(probe.whereSQL))"
-            pageConditions.add("(\(sortExpression), \(keyColumn)) \(ascendingInQuery ? ">" : "<") \(position)")
+            pageConditions.add(position.condition(ascendingInQuery ? ">" : "<", sortValue: sortValue, key: key))
         }
         let direction = ascendingInQuery ? "ASC" : "DESC"
         let limit = statement.parameter(Int64(request.pageSize + 1))

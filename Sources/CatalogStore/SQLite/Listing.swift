@@ -32,6 +32,13 @@ struct Conditions {
         arguments.append(contentsOf: values)
     }
 
+    /// Adds the comparison of a row's position with `cursor`'s.
+    mutating func add(_ position: KeysetComparison, _ comparison: String, _ cursor: ListCursor) {
+        clauses.append(position.condition(comparison, sortValue: "?", key: "?"))
+        if !position.comparesKeyOnly { arguments.append(cursor.sortValue.databaseValue) }
+        arguments.append(cursor.key.databaseValue)
+    }
+
     /// Adds a case-insensitive substring match over `columns`.
     mutating func addSearch(_ text: String?, columns: [String]) {
         guard let text, !text.isEmpty else { return }
@@ -60,11 +67,9 @@ extension ListingSpec {
         let sortExpression = sortExpression(resolved.field)
         let forward = cursor?.direction != .previous
         let ascendingInQuery = forward != descending
+        let position = KeysetComparison(sortExpression: sortExpression, keyColumn: keyColumn)
         var pageConditions = conditions
-        if let cursor {
-            pageConditions.add(
-                "(\(sortExpression), \(keyColumn)) \(ascendingInQuery ? ">" : "<") (?, ?)", cursor.sortValue.databaseValue, cursor.key.databaseValue)
-        }
+        if let cursor { pageConditions.add(position, ascendingInQuery ? ">" : "<", cursor) }
         let direction = ascendingInQuery ? "ASC" : "DESC"
         // A page read from a cursor has rows on the cursor's other side when some are at or behind its position (in
         // the query's direction): the page's own statement answers that in a column (SQLite runs the subquery once).
@@ -72,9 +77,7 @@ extension ListingSpec {
         var hasRowsBehind = "0"
         if let cursor {
             behind = conditions
-            behind.add(
-                "(\(sortExpression), \(keyColumn)) \(ascendingInQuery ? "<=" : ">=") (?, ?)", cursor.sortValue.databaseValue, cursor.key.databaseValue
-            )
+            behind.add(position, ascendingInQuery ? "<=" : ">=", cursor)
             hasRowsBehind = "EXISTS (SELECT 1 FROM \(table) \(behind.whereSQL))"
         }
         let sql = """
@@ -185,7 +188,7 @@ extension SQLiteCatalogStore {
     /// is read on the calling thread; any other (a search, or an order no index has, which sort the table) on
     /// GRDB's readers, so that it never holds up a thread the server answers on.
     private static func indexAnswers(_ filter: ProductFilter, _ request: PageRequest) throws -> Bool {
-        let field = try productListing.ordering.resolve(request).field
+        let field = try productListing.ordering.resolveOrdering(request).field
         var otherFilters = filter
         otherFilters.category = nil
         // products_by_category holds each category's products by serial_code.
