@@ -97,9 +97,12 @@ let package = Package(
             resources: [.embedInCode("openapi.yaml")],
             swiftSettings: swiftSettings
         ),
+        // glibc's allocator settings, which Swift's Glibc module does not export.
+        .target(name: "CMallocArenas"),
         .executableTarget(
             name: "catalogd",
             dependencies: [
+                "CMallocArenas",
                 "CatalogAPI",
                 "CatalogImport",
                 "CatalogStore",
@@ -178,6 +181,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CatalogdTests",
+            dependencies: ["catalogd"],
             swiftSettings: swiftSettings
         ),
     ]

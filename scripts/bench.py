@@ -388,6 +388,7 @@ def summarize(imports, serving, memory, pairs, products):
         ("rows written by the unchanged re-imports", etag["rows_written"] + plain["rows_written"] + compared["rows_written"],
          ("0", lambda v: v == 0)),
         ("peak RSS of the first import, MiB", first["peak_rss_mib"], below(250)),
+        ("peak RSS of the NDJSON first import, MiB", ndjson["peak_rss_mib"], below(250)),
         ("first read after a change: server CPU ms per 100-row page", page["catalogd_uncached"]["cpu_ms_per_request"], at_most(0.25)),
         ("deep page latency / first page latency (no cache, p50; median of 5)",
          pairs["deep page / first page, no cache (p50 latency)"]["median"], at_most(1.0)),

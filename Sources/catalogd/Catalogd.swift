@@ -19,6 +19,20 @@ struct Catalogd: AsyncParsableCommand {
         abstract: "Keeps a local copy of a remote films and products catalogue in sync and serves it over REST.",
         subcommands: [Serve.self, Import.self, Check.self, Migrate.self, Backup.self, Healthcheck.self],
         defaultSubcommand: Serve.self)
+
+    static func main() async {
+        MallocArenas.limit()
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }
 
 /// Options every command shares.
