@@ -75,6 +75,20 @@ struct CommonOptions: ParsableArguments {
         return try await StoreLocation.open(databaseLocation, poolSize: poolSize, logger: logger)
     }
 
+    /// Runs `body` with the store `--database` names and closes the store after it, also when `body` throws: a
+    /// closed SQLite store leaves no log for the next process to read.
+    func withStore<Result>(logger: Logger, _ body: (any CatalogStore) async throws -> Result) async throws -> Result {
+        let store = try await openStore(logger: logger)
+        do {
+            let result = try await body(store)
+            try await store.close()
+            return result
+        } catch {
+            try? await store.close()
+            throw error
+        }
+    }
+
     /// Sets up logging once for the process and returns the service's logger.
     func bootstrapLogging() throws -> Logger {
         let levelName = try source("--log-level", "CATALOG_LOG_LEVEL", logLevel).oneOf(
@@ -208,14 +222,14 @@ extension Catalogd {
                 throw ValidationError("source must be films or products, got '\(source)'")
             }
             let locations = try feeds.locations(common)
-            let store = try await common.openStore(logger: logger)
             let client = UpstreamClient(policy: try upstream.policy(common), logger: logger)
-            let importer = Importer(store: store, locations: locations, client: client, logger: logger)
             let showsProgress = isatty(STDERR_FILENO) == 1 && !json
             let report: ImportReport
             do {
-                report = try await importer.run(feed, from: from) { pages, records in
-                    if showsProgress { FileHandle.standardError.write(Data("\r\(pages) pages, \(records) records read".utf8)) }
+                report = try await common.withStore(logger: logger) { store in
+                    try await Importer(store: store, locations: locations, client: client, logger: logger).run(feed, from: from) { pages, records in
+                        if showsProgress { FileHandle.standardError.write(Data("\r\(pages) pages, \(records) records read".utf8)) }
+                    }
                 }
             } catch ImportStartError.notConfigured(let source) {
                 let name = source.rawValue
@@ -238,14 +252,15 @@ extension Catalogd {
 
         func run() async throws {
             let logger = try common.bootstrapLogging()
-            let store = try await common.openStore(logger: logger)
-            let problems = try await store.check()
-            guard problems.isEmpty else {
-                print("\(store): \(problems.count) problem(s)")
-                for problem in problems { print("  \(problem)") }
-                throw ExitCode.failure
+            try await common.withStore(logger: logger) { store in
+                let problems = try await store.check()
+                guard problems.isEmpty else {
+                    print("\(store): \(problems.count) problem(s)")
+                    for problem in problems { print("  \(problem)") }
+                    throw ExitCode.failure
+                }
+                print("\(store): ok")
             }
-            print("\(store): ok")
         }
     }
 
@@ -257,8 +272,9 @@ extension Catalogd {
 
         func run() async throws {
             let logger = try common.bootstrapLogging()
-            let store = try await common.openStore(logger: logger)
-            for migration in try await store.appliedMigrations() { print("applied: \(migration)") }
+            try await common.withStore(logger: logger) { store in
+                for migration in try await store.appliedMigrations() { print("applied: \(migration)") }
+            }
         }
     }
 
