@@ -253,6 +253,12 @@ def deep_cursor_url(base, path, depth):
     return url.replace("page_size=1000", "page_size=100")
 
 
+def cursor_before_first_row():
+    """A cursor of the default ordering whose key sorts before every serial code: its page is the first page."""
+    import base64
+    return base64.urlsafe_b64encode(b'{"o":"serial_code","d":"n","k":""}').decode().rstrip("=")
+
+
 def measure_serving(args, processes, database, products, work):
     cached, base = start_catalogd(args, processes, database, "catalogd")
     uncached, uncached_base = start_catalogd(args, processes, database, "catalogd-uncached", ["--response-cache", "off"])
@@ -298,6 +304,11 @@ def measure_serving(args, processes, database, products, work):
             args, (base + "/products?page_size=100", cached.pid), (base + "/healthz", cached.pid), "rps"),
         "deep page / first page, no cache (p50 latency)": paired_rounds(
             args, (uncached_base + deep_path, uncached.pid), (uncached_base + "/products?page_size=100", uncached.pid), "p50_ms"),
+        # Information, not a target: what reading a cursor costs by itself. A cursor before the first row gives the
+        # first page's very bytes; the deep page's rows are also longer (five-digit numbers in their text).
+        "page from a cursor before the first row / first page, same bytes, no cache (p50 latency)": paired_rounds(
+            args, (uncached_base + "/products?page_size=100&cursor=" + cursor_before_first_row(), uncached.pid),
+            (uncached_base + "/products?page_size=100", uncached.pid), "p50_ms"),
     }
     for name, pair in pairs.items():
         print(f"  {name}: median {pair['median']:.2f} of {', '.join(f'{r:.2f}' for r in pair['rounds'])}", flush=True)
