@@ -22,16 +22,7 @@ struct Catalogd: AsyncParsableCommand {
 
     static func main() async {
         MallocArenas.limit()
-        do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            exit(withError: error)
-        }
+        await main(nil)
     }
 }
 
@@ -76,17 +67,23 @@ struct CommonOptions: ParsableArguments {
     }
 
     /// Runs `body` with the store `--database` names and closes the store after it, also when `body` throws: a
-    /// closed SQLite store leaves no log for the next process to read.
+    /// closed SQLite store leaves no log for the next process to read. What `body` did stands when closing fails
+    /// (an import has committed by then): that is a warning, not the command's failure.
     func withStore<Result>(logger: Logger, _ body: (any CatalogStore) async throws -> Result) async throws -> Result {
         let store = try await openStore(logger: logger)
+        let result: Result
         do {
-            let result = try await body(store)
-            try await store.close()
-            return result
+            result = try await body(store)
         } catch {
             try? await store.close()
             throw error
         }
+        do {
+            try await store.close()
+        } catch {
+            logger.warning("closing the store failed: \(error)", metadata: ["store.error": "\(error)"])
+        }
+        return result
     }
 
     /// Sets up logging once for the process and returns the service's logger.

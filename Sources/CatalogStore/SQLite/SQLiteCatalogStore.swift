@@ -11,7 +11,7 @@ import ServiceLifecycle
 /// one committed state. Commits by other processes on the same file (`catalogd import` from a shell) are
 /// seen by `currentVersions()` and `watchCommits` as soon as they land.
 public struct SQLiteCatalogStore: CatalogStore {
-    /// How often `watchCommits` asks whether anything committed: one `PRAGMA data_version`, microseconds.
+    /// How often `watchCommits` asks whether anything committed: a look at the WAL index's header, nanoseconds.
     static let commitPollInterval: Duration = .milliseconds(200)
 
     let database: DatabasePool

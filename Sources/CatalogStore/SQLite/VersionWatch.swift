@@ -35,7 +35,8 @@ final class VersionWatch: Sendable {
 
     init(path: String) throws {
         let reader = try DirectReader(path: path)
-        watch = Mutex(Watch(reader: reader, walIndex: try reader.walIndex()))
+        // A file busy beyond the reader's timeout still opens: its commits are then told by `data_version`.
+        watch = Mutex(Watch(reader: reader, walIndex: (try? reader.walIndex()) ?? nil))
     }
 
     func current() throws -> StoreVersions {

@@ -7,8 +7,8 @@ struct WALIndexStamp: Equatable {
     static let regionSize: Int32 = 32768
 
     /// The header's first copy: 48 bytes. SQLite writes it after the second copy, so once it is new, a read
-    /// transaction sees the commit it announces; a copy read while it is being written differs from both the old
-    /// and the new header, and only makes the caller look at the store again.
+    /// transaction sees the commit it announces. A copy read while it is being written is either still the old
+    /// header (and that commit is not visible yet) or a mix, which only makes the caller look at the store again.
     private let words: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
 
     init(_ index: UnsafeRawPointer) {
