@@ -179,4 +179,22 @@ struct PaginationTests {
         }
         #expect(other?.detail.contains("belongs to ordering 'name'") == true)
     }
+
+    /// A cursor made by hand whose values are not of the kinds its ordering sorts names no page on either store, as
+    /// one that does not decode: a text where a price (an integer) belongs made PostgreSQL fail the statement.
+    @Test(arguments: StoreBackend.available) func aCursorWhoseValuesAreNotOfItsFieldsKindsNamesNoPage(_ backend: StoreBackend) async throws {
+        let temporary = try await TestStore.open(backend)
+        defer { temporary.remove() }
+        try await Self.seed(temporary.store, count: 20)
+        for (ordering, sortValue, key) in [
+            ("price", ListCursor.Value.text("cheap"), ListCursor.Value.text("S0001")),
+            ("serial_code", .integer(7), .integer(7)), ("stock", .integer(1), .integer(1)), ("price", .null, .text("S0001")),
+        ] {
+            let cursor = ListCursor(ordering: ordering, direction: .next, sortValue: sortValue, key: key).encoded()
+            let refused = await #expect(throws: UnknownCursor.self) {
+                try await temporary.store.products(ProductFilter(), page: PageRequest(ordering: ordering, pageSize: 5, cursor: cursor))
+            }
+            #expect(refused?.detail.contains("not one this service issued") == true)
+        }
+    }
 }

@@ -30,7 +30,7 @@ public struct ListCursor: Sendable, Equatable {
 
     /// Reads a cursor this service issued; anything else names no page.
     public init(decoding text: String) throws(UnknownCursor) {
-        let invalid = UnknownCursor(detail: "no page at this cursor: it is not one this service issued; follow the next or previous links")
+        let invalid = UnknownCursor.notIssuedHere
         guard text.utf8.count <= 4096, let bytes = Self.bytes(base64URL: text), let json = try? JSONParser.parse(bytes),
             case .string(let ordering) = json["o"], case .string(let directionText) = json["d"],
             let direction = Direction(rawValue: directionText), let key = Self.value(json["k"])

@@ -3,13 +3,31 @@
 public struct ListOrdering: Sendable {
     /// The field names, in the order errors and documentation list them.
     public let fields: [String]
+    /// The ordering used when a request names none: by the key, the field every page also sorts by last.
     public let defaultOrdering: String
+    /// The fields that hold integers (a price in millionths); every other holds text. None is ever null.
+    public let integerFields: Set<String>
 
-    public static let films = ListOrdering(fields: ["director", "episode_id", "release_date", "title"], defaultOrdering: "episode_id")
+    public static let films = ListOrdering(
+        fields: ["director", "episode_id", "release_date", "title"], defaultOrdering: "episode_id", integerFields: ["episode_id"])
     public static let products = ListOrdering(
-        fields: ["category", "name", "price", "serial_code", "stock", "updated_at"], defaultOrdering: "serial_code")
-    public static let categories = ListOrdering(fields: ["name", "product_count"], defaultOrdering: "name")
-    public static let imports = ListOrdering(fields: ["id"], defaultOrdering: "-id")
+        fields: ["category", "name", "price", "serial_code", "stock", "updated_at"], defaultOrdering: "serial_code",
+        integerFields: ["price", "stock"])
+    public static let categories = ListOrdering(fields: ["name", "product_count"], defaultOrdering: "name", integerFields: ["product_count"])
+    public static let imports = ListOrdering(fields: ["id"], defaultOrdering: "-id", integerFields: ["id"])
+
+    /// The key's field.
+    var keyField: String { defaultOrdering.hasPrefix("-") ? String(defaultOrdering.dropFirst()) : defaultOrdering }
+
+    /// Whether `value` is of the kind `field` holds: a cursor made by hand with a text where an integer is sorted
+    /// would otherwise reach the store's statement (PostgreSQL refuses to compare them).
+    private func fits(_ value: ListCursor.Value, _ field: String) -> Bool {
+        switch value {
+        case .integer: integerFields.contains(field)
+        case .text: !integerFields.contains(field)
+        case .null: false
+        }
+    }
 
     /// A request's ordering and cursor, checked: the field to sort by, the direction, and where the page starts.
     public struct Resolved: Sendable {
@@ -27,6 +45,7 @@ public struct ListOrdering: Sendable {
         if let cursor, cursor.ordering != resolved.ordering {
             throw UnknownCursor(detail: "no page at this cursor: it belongs to ordering '\(cursor.ordering)', not '\(resolved.ordering)'")
         }
+        if let cursor, !fits(cursor.sortValue, resolved.field) || !fits(cursor.key, keyField) { throw UnknownCursor.notIssuedHere }
         resolved.cursor = cursor
         return resolved
     }

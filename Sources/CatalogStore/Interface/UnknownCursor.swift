@@ -9,3 +9,9 @@ public struct UnknownCursor: Error, Sendable, Equatable {
         self.detail = detail
     }
 }
+
+extension UnknownCursor {
+    /// A cursor that does not read as one this service writes, or whose values are not of its ordering's kinds.
+    static let notIssuedHere = UnknownCursor(
+        detail: "no page at this cursor: it is not one this service issued; follow the next or previous links")
+}
