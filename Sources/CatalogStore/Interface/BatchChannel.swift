@@ -25,6 +25,12 @@ public final class BatchChannel<Batch: Sendable, End: Sendable>: Sendable {
         var waitingConsumer: CheckedContinuation<Void, Never>?
         /// The suspended consumer's wait ended (its deadline passed) before a message came.
         var consumerStoppedWaiting = false
+
+        /// The producers waiting for room, to be resumed once the lock is released: each checks for room again.
+        mutating func takeWaitingForRoom() -> [CheckedContinuation<Void, Never>] {
+            defer { waitingForRoom = [] }
+            return waitingForRoom
+        }
     }
 
     private let state = Mutex(State())
@@ -59,25 +65,19 @@ public final class BatchChannel<Batch: Sendable, End: Sendable>: Sendable {
 
     /// Tells the consumer to stop without finishing, ahead of the batches still waiting.
     public func abort() {
-        wake(
-            state.withLock { state in
-                state.queue = [.abort]
-                return state.waitingConsumer.take()
-            })
+        state.withLock { state in
+            state.queue = [.abort]
+            return state.waitingConsumer.take()
+        }?.resume()
         arrived.signal()
     }
 
     private func put(_ message: Message) {
-        wake(
-            state.withLock { state in
-                state.queue.append(message)
-                return state.waitingConsumer.take()
-            })
+        state.withLock { state in
+            state.queue.append(message)
+            return state.waitingConsumer.take()
+        }?.resume()
         arrived.signal()
-    }
-
-    private func wake(_ consumer: CheckedContinuation<Void, Never>?) {
-        consumer?.resume()
     }
 
     /// The next message, suspending the calling task until there is one or `wait` has passed. A channel has one
@@ -115,38 +115,27 @@ public final class BatchChannel<Batch: Sendable, End: Sendable>: Sendable {
     }
 
     private func stopWaiting() {
-        wake(
-            state.withLock { state in
-                guard let consumer = state.waitingConsumer.take() else {
-                    state.consumerStoppedWaiting = true
-                    return nil
-                }
-                return consumer
-            })
+        state.withLock { state in
+            let consumer = state.waitingConsumer.take()
+            if consumer == nil { state.consumerStoppedWaiting = true }
+            return consumer
+        }?.resume()
     }
 
     /// The next batch when one is queued already, first in line: a consumer whose work per batch has a fixed cost
     /// (a statement) takes what has piled up while it was busy in one go.
     public func waitingBatch() -> Batch? {
-        let (batch, waiting) = state.withLock { state -> (Batch?, [CheckedContinuation<Void, Never>]) in
-            guard case .batch(let batch)? = state.queue.first else { return (nil, []) }
-            state.queue.removeFirst()
-            let waiting = state.waitingForRoom
-            state.waitingForRoom = []
-            return (batch, waiting)
-        }
-        for producer in waiting { producer.resume() }
+        guard case .batch(let batch)? = takeFirst(where: { if case .batch = $0 { true } else { false } }) else { return nil }
         return batch
     }
 
-    /// The first message, letting waiting producers check for room again.
-    private func takeFirst() -> Message? {
+    /// The first message, when there is one and `accept` takes it, letting waiting producers check for room again.
+    private func takeFirst(where accept: (Message) -> Bool = { _ in true }) -> Message? {
         let (message, waiting) = state.withLock { state -> (Message?, [CheckedContinuation<Void, Never>]) in
-            guard !state.queue.isEmpty else { return (nil, []) }
-            let waiting = state.waitingForRoom
-            state.waitingForRoom = []
+            guard let first = state.queue.first, accept(first) else { return (nil, []) }
+            state.queue.removeFirst()
             state.consumerStoppedWaiting = false
-            return (state.queue.removeFirst(), waiting)
+            return (first, state.takeWaitingForRoom())
         }
         for producer in waiting { producer.resume() }
         return message
@@ -156,24 +145,15 @@ public final class BatchChannel<Batch: Sendable, End: Sendable>: Sendable {
     public func receive(within wait: Duration) -> Message {
         let nanoseconds = wait.components.seconds * 1_000_000_000 + wait.components.attoseconds / 1_000_000_000
         guard arrived.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .success else { return .timedOut }
-        let (message, waiting) = state.withLock { state in
-            // An abort empties the queue after its signals were counted: a signal may find nothing but the abort.
-            let message = state.queue.isEmpty ? Message.abort : state.queue.removeFirst()
-            let waiting = state.waitingForRoom
-            state.waitingForRoom = []
-            return (message, waiting)
-        }
-        for producer in waiting { producer.resume() }
-        return message
+        // An abort empties the queue after its signals were counted: a signal may find nothing but the abort.
+        return takeFirst() ?? .abort
     }
 
     /// Records that the consumer stopped because of `error`: a waiting or later `send` throws it.
     public func consumerFailed(_ error: any Error) {
         let waiting = state.withLock { state in
             state.consumerFailure = error
-            let waiting = state.waitingForRoom
-            state.waitingForRoom = []
-            return waiting
+            return state.takeWaitingForRoom()
         }
         for producer in waiting { producer.resume() }
     }
