@@ -64,7 +64,7 @@ struct PostgresProductWriter {
         let compared = values.map { "stored.\($0)" } + (mode.ownsSource ? ["stored.source"] : [])
         let given = values.map { "listed.\($0)" } + (mode.ownsSource ? ["$2"] : [])
         let updates = (values + (mode.ownsSource ? ["source"] : []) + ["changed_seq"]).map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        let startsEmpty = mode.ownsSource ? try await Self.tableIsEmpty(log) : false
+        let startsEmpty = mode.ownsSource ? try await Self.tableIsEmpty(log.connection, logger: log.logger) : false
         // Into an empty table every listed row is new: nothing to compare, no conflict to look for (a third of the
         // statement's time for 100,000 products), and no row to delete afterwards.
         let changedRows =
@@ -115,11 +115,11 @@ struct PostgresProductWriter {
         return counts
     }
 
-    /// Whether `products` is empty. It stays so for everyone else until this transaction ends: every write of
-    /// products through the store takes the history lock this transaction holds since it began (`PostgresChangeLog`).
-    static func tableIsEmpty(_ log: PostgresChangeLog) async throws -> Bool {
+    /// Whether `products` is empty. Asked inside a transaction holding the history lock (`PostgresChangeLog`), it
+    /// stays so for everyone else until that transaction ends: every write of products through the store takes it.
+    static func tableIsEmpty(_ connection: PostgresConnection, logger: Logger) async throws -> Bool {
         var empty = false
-        for try await value in try await log.connection.query("SELECT NOT EXISTS (SELECT 1 FROM products)", logger: log.logger).decode(Bool.self) {
+        for try await value in try await connection.query("SELECT NOT EXISTS (SELECT 1 FROM products)", logger: logger).decode(Bool.self) {
             empty = value
         }
         return empty

@@ -28,7 +28,7 @@ final class PostgresStreamedListing: ImportStaging {
         let longestWait = store.streamedListingWait
         transaction = StreamedListingTransaction(capacity: Self.capacity) { channel in
             try await store.recordingTransaction(author: source.author) { connection, log in
-                guard try await PostgresProductWriter.tableIsEmpty(log) else {
+                guard try await PostgresProductWriter.tableIsEmpty(connection, logger: log.logger) else {
                     throw StreamedListingAbandoned("products were written before the run's transaction began")
                 }
                 var inserted = 0
@@ -74,9 +74,8 @@ extension PostgresCatalogStore {
     /// statement does best. Films are a handful of records, kept whole.
     public func makeStreamedListing(of source: FeedSource) async throws -> (any ImportStaging)? {
         guard source == .products else { return nil }
-        let empty = try await transaction(.single) { connection in
-            try await fetch(connection, "SELECT NOT EXISTS (SELECT 1 FROM products)", []) { try $0[0].decode(Bool.self) }.first ?? false
-        }
+        let logger = logger
+        let empty = try await transaction(.single) { try await PostgresProductWriter.tableIsEmpty($0, logger: logger) }
         return empty ? PostgresStreamedListing(store: self, source: source) : nil
     }
 }
