@@ -66,10 +66,24 @@ public struct UnsafeJSONCursor {
             runStart = offset + 1
         }
         raw(UnsafeBufferPointer(rebasing: text[runStart...]))
-        guard !isASCII, String(validating: text, as: UTF8.self) == nil else { return }
+        guard !isASCII, !Self.isUTF8(text) else { return }
         next = start
         var repaired = String(decoding: text, as: UTF8.self)
         repaired.withUTF8 { escaped($0) }
+    }
+
+    /// Whether `bytes` are UTF-8, checked in place: every page writes its non-ASCII text through here, and
+    /// `String(validating:)` would make a string of each only to throw it away.
+    private static func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
+        }
     }
 
     private mutating func escape(_ byte: UInt8) {

@@ -114,6 +114,12 @@ struct JSONTests {
             writer.value(reserving: UnsafeJSONCursor.maximumStringCount(text.count)) { $0.string(text) }
         }
         #expect(try JSONParser.parse(writer.bytes) == .string("a\u{FFFD}\"\u{FFFD}b\u{00}"))
+        // Text that is UTF-8 is written as it is, whatever its length in bytes.
+        var valid = JSONWriter()
+        Array("é€😀 \"x\"".utf8).withUnsafeBufferPointer { text in
+            valid.value(reserving: UnsafeJSONCursor.maximumStringCount(text.count)) { $0.string(text) }
+        }
+        #expect(try JSONParser.parse(valid.bytes) == .string("é€😀 \"x\""))
     }
 
     @Test func theWriterKeepsKeysInTheOrderWritten() {
