@@ -9,7 +9,7 @@ struct TemporaryStore {
     let directory: URL
     let store: SQLiteCatalogStore
 
-    init(streamedListingWait: Duration = SQLiteCatalogStore.defaultStreamedListingWait) throws {
+    init(streamedListingWait: Duration = StreamedListingAbandoned.defaultWait) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("catalogd-store-\(UUID().uuidString)")
         store = try SQLiteCatalogStore(path: directory.appendingPathComponent("catalog.sqlite").path, streamedListingWait: streamedListingWait)
     }

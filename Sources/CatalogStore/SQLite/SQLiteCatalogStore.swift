@@ -22,13 +22,11 @@ public struct SQLiteCatalogStore: CatalogStore {
     public let path: String
     /// The longest a products import written as it is read keeps the store's writer waiting for its next batch.
     let streamedListingWait: Duration
-    /// How long that is unless the store is told otherwise.
-    public static let defaultStreamedListingWait = StreamedListingAbandoned.defaultWait
 
     /// Opens (creating if needed) the store at `path` and applies pending migrations.
     /// - Parameter streamedListingWait: how long an import written as it is read may keep the writer waiting for
     ///   its next page before it gives up and reads the listing whole (`SQLiteStreamedListing`).
-    public init(path: String, streamedListingWait: Duration = defaultStreamedListingWait) throws {
+    public init(path: String, streamedListingWait: Duration = StreamedListingAbandoned.defaultWait) throws {
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         if !directory.isEmpty {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
