@@ -1,12 +1,22 @@
 #!/usr/bin/env python3
-"""SIGTERM under live traffic, with the real binary on loopback: 200 Server-Sent Events followers, 200 long
-polls and a running import, then SIGTERM. Passes when catalogd exits 0 within 2 s, every stream got
-`event: shutdown`, every long poll a 200, the import is recorded failed (rolled back) and `catalogd check` passes.
+"""SIGTERM under live traffic and with followers that stopped reading, with the real binary on loopback.
 
-    python3 scripts/shutdown.py --bin "$(swift build --show-bin-path)" [--clients 200]
+1. 200 Server-Sent Events followers, 200 long polls and a running import, then SIGTERM: passes when catalogd exits 0
+   within 2 s, every stream got `event: shutdown`, every long poll a 200, the import is recorded failed (rolled back)
+   and `catalogd check` passes.
+2. The stuck stop, on SQLite and (with --postgres-url) on PostgreSQL: a history of 30,000 changes, 30 followers
+   whose clients never read (small receive buffers and 536-byte segments, as a phone asleep on a mobile network),
+   then SIGTERM: passes when catalogd exits 0 within its --shutdown-timeout and a second (the default 10 s, and 2 s),
+   and the store then passes `catalogd check`.
+3. Memory: a products import of 1,000,000 records from an NDJSON file of about 360 MB with the default limits, then
+   100 followers that never read, each from the start of that 1,000,000-change history: passes when the server's
+   resident memory grows by less than 100 times (its outbound high-water mark plus one batch of history) plus 16 MiB.
+
+    python3 scripts/shutdown.py --bin "$(swift build --show-bin-path)" [--clients 200] [--postgres-url URL] [--skip-memory]
 """
 
 import argparse
+import json
 import os
 import shutil
 import socket
@@ -18,7 +28,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from loopback import free_port, get_json, wait_for  # noqa: E402
+from loopback import free_port, get_json, memory_kib, wait_for  # noqa: E402
 
 
 def read_until_closed(sock, seconds):
@@ -35,11 +45,7 @@ def read_until_closed(sock, seconds):
     return data
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bin", required=True, help="folder holding catalogd and catalog-fixtures")
-    parser.add_argument("--clients", type=int, default=200, help="followers, and as many long polls (default 200)")
-    args = parser.parse_args()
+def under_traffic(args):
     work = tempfile.mkdtemp(prefix="catalogd-shutdown-")
     database = os.path.join(work, "catalog.sqlite")
     upstream_port, port = free_port(), free_port()
@@ -110,6 +116,178 @@ def main():
                 process.kill()
                 process.wait()
         shutil.rmtree(work, ignore_errors=True)
+
+
+STREAM_REQUEST = b"GET /changes?since=0 HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n"
+SHUTDOWN_DEFAULT_SECONDS = 10
+
+
+def silent_follower(port):
+    """A follower that sends its request and never reads: a 4 KiB receive buffer, and 536-byte segments, with which
+    the server's kernel takes under 200 KiB for the connection (over loopback's 64 KiB segments it would take
+    megabytes before the server had to wait)."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, 536)
+    sock.settimeout(5)
+    sock.connect(("127.0.0.1", port))
+    sock.sendall(STREAM_REQUEST)
+    return sock
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def wait_until_idle(pid, seconds=180):
+    """Returns once the process spends under a tenth of a core for a second (every follower waits for room)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        before = cpu_seconds(pid)
+        time.sleep(1)
+        if cpu_seconds(pid) - before < 0.1:
+            return
+    raise RuntimeError(f"catalogd still busy after {seconds} s")
+
+
+def write_products_ndjson(path, count):
+    """A listing of `count` products, one JSON object per line, about 360 bytes each."""
+    filler = "with a description long enough to make the listing as large as a real catalogue's, " * 2
+    with open(path, "w") as f:
+        for index in range(count):
+            f.write(json.dumps({
+                "id": index + 1, "sku": f"SKU-{index:07d}", "title": f"Product {index}",
+                "description": f"Product {index}, {filler}", "category": f"category-{index % 40}",
+                "brand": f"Brand {index % 300}", "price": round(1 + (index % 99_999) / 100, 2), "stock": index % 50,
+                "meta": {"updatedAt": "2025-01-10T10:00:00Z"}}, separators=(",", ":")) + "\n")
+
+
+def fresh_postgres_database(url, name):
+    """`url` with its database replaced by a new one called `name`."""
+    subprocess.run(["psql", url, "-qc", f"CREATE DATABASE {name}"], check=True, capture_output=True)
+    return url.rsplit("/", 1)[0] + "/" + name
+
+
+def stuck_stop(args, database, shutdown_timeout, work):
+    """SIGTERM with 30 followers that never read, on a history of 30,000 changes; returns failures."""
+    port = free_port()
+    flags = [] if shutdown_timeout is None else ["--shutdown-timeout", f"{shutdown_timeout}s"]
+    limit = (shutdown_timeout or SHUTDOWN_DEFAULT_SECONDS) + 1
+    environment = dict(os.environ, CATALOG_FILMS_URL="", CATALOG_PRODUCTS_URL="")
+    sockets = []
+    with open(os.path.join(work, "stuck.log"), "a") as log:
+        server = subprocess.Popen([f"{args.bin}/catalogd", "serve", "--port", str(port), "--database", database,
+                                   "--import-interval", "off", *flags], env=environment, stdout=log, stderr=log)
+    try:
+        wait_for(f"http://127.0.0.1:{port}/readyz", 30)
+        sockets = [silent_follower(port) for _ in range(30)]
+        wait_until_idle(server.pid)
+        started = time.monotonic()
+        server.terminate()
+        code = server.wait(timeout=60)
+        seconds = time.monotonic() - started
+    finally:
+        for sock in sockets:
+            sock.close()
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+    check = subprocess.run([f"{args.bin}/catalogd", "check", "--database", database], capture_output=True, text=True)
+    engine = "PostgreSQL" if database.startswith("postgres") else "SQLite"
+    setting = f"--shutdown-timeout {shutdown_timeout}s" if shutdown_timeout else f"the default {SHUTDOWN_DEFAULT_SECONDS} s"
+    print(f"{engine}, 30 followers that never read, {setting}: SIGTERM to exit {seconds:.2f} s, exit {code}; "
+          f"check exit {check.returncode}")
+    return [why for ok, why in [
+        (code == 0, f"{engine}: exit {code}"), (seconds < limit, f"{engine}: the stop took {seconds:.1f} s, over {limit} s"),
+        (check.returncode == 0, f"{engine}: {check.stdout}")] if not ok]
+
+
+def stuck_followers(args):
+    work = tempfile.mkdtemp(prefix="catalogd-stuck-")
+    try:
+        listing = os.path.join(work, "products.ndjson")
+        write_products_ndjson(listing, 30_000)
+        databases = [os.path.join(work, "catalog.sqlite")]
+        if args.postgres_url:
+            databases.append(fresh_postgres_database(args.postgres_url, f"catalogd_stuck_{os.getpid()}"))
+        failures = []
+        for database in databases:
+            # A history of 30,000 changes: each follower has megabytes to send, its socket takes under 200 KiB.
+            subprocess.run([f"{args.bin}/catalogd", "import", "products", "--from", listing, "--database", database],
+                           check=True, capture_output=True, env=dict(os.environ, CATALOG_FILMS_URL=""))
+            for shutdown_timeout in (None, 2):
+                failures += stuck_stop(args, database, shutdown_timeout, work)
+        return failures
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def followers_memory(args):
+    """100 followers that never read, on a history of 1,000,000 changes imported from an NDJSON file."""
+    work = tempfile.mkdtemp(prefix="catalogd-followers-")
+    server = None
+    sockets = []
+    try:
+        listing = os.path.join(work, "products.ndjson")
+        write_products_ndjson(listing, 1_000_000)
+        size = os.path.getsize(listing)
+        database = os.path.join(work, "catalog.sqlite")
+        started = time.monotonic()
+        imported = subprocess.run([f"{args.bin}/catalogd", "import", "products", "--from", listing, "--database", database,
+                                   "--json"], capture_output=True, text=True, env=dict(os.environ, CATALOG_FILMS_URL=""))
+        report = json.loads(imported.stdout) if imported.returncode == 0 else {}
+        print(f"import of {size / 1e6:.0f} MB of NDJSON with the default limits: exit {imported.returncode}, "
+              f"{report.get('inserted', 0)} inserted in {time.monotonic() - started:.1f} s {imported.stderr[-300:] if imported.returncode else ''}")
+        if report.get("inserted") != 1_000_000:
+            return ["the 1,000,000-product NDJSON import did not succeed with the default limits"]
+        port = free_port()
+        with open(os.path.join(work, "catalogd.log"), "w") as log:
+            server = subprocess.Popen([f"{args.bin}/catalogd", "serve", "--port", str(port), "--database", database,
+                                       "--import-interval", "off"], stdout=log, stderr=log,
+                                      env=dict(os.environ, CATALOG_FILMS_URL="", CATALOG_PRODUCTS_URL=""))
+        wait_for(f"http://127.0.0.1:{port}/readyz", 60)
+        get_json(f"http://127.0.0.1:{port}/changes?since=0&limit=10")
+        wait_until_idle(server.pid)
+        before = memory_kib(server.pid, "VmRSS")
+        sockets = [silent_follower(port) for _ in range(100)]
+        wait_until_idle(server.pid)
+        after = memory_kib(server.pid, "VmRSS")
+        streams = get_json(f"http://127.0.0.1:{port}/changes?since=999999&limit=1")  # the server still answers
+        # NIO's outbound high-water mark (64 KiB) plus one batch of history (500 events of at most 192 bytes).
+        per_follower_kib = 64 + 500 * 192 / 1024
+        bound = 100 * per_follower_kib + 16 * 1024
+        grown = after - before
+        print(f"100 followers that never read, on a 1,000,000-change history: resident memory {before / 1024:.0f} -> "
+              f"{after / 1024:.0f} MiB (+{grown / 1024:.1f} MiB, {grown / 100:.0f} KiB each; bound {bound / 1024:.1f} MiB); "
+              f"last_seq {streams['last_seq']}")
+        return [] if grown < bound else [f"100 silent followers grew the server by {grown / 1024:.1f} MiB, over {bound / 1024:.1f}"]
+    finally:
+        for sock in sockets:
+            sock.close()
+        if server is not None and server.poll() is None:
+            server.kill()
+            server.wait()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bin", required=True, help="folder holding catalogd and catalog-fixtures")
+    parser.add_argument("--clients", type=int, default=200, help="followers, and as many long polls (default 200)")
+    parser.add_argument("--postgres-url", help="a PostgreSQL server to run the stuck stop on too (a database is created)")
+    parser.add_argument("--skip-memory", action="store_true", help="leave out the million-change memory check")
+    args = parser.parse_args()
+    if under_traffic(args):
+        return 1
+    failures = stuck_followers(args)
+    if not args.skip_memory:
+        failures += followers_memory(args)
+    if failures:
+        print("shutdown FAILED: " + "; ".join(failures), file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

@@ -24,6 +24,12 @@ public struct ServiceConfiguration: Sendable {
     /// A connection with no request in progress (idle, or still sending a request head) is closed after this long;
     /// so is one whose request body is still arriving after this long.
     public var idleTimeout: Duration = .seconds(30)
+    /// A connection that takes none of the bytes waiting for it this long is closed (nginx's `send_timeout`).
+    public var sendTimeout: Duration = .seconds(30)
+    /// Longest a graceful stop may take: connections still open then are closed, and the process exits as always.
+    public var shutdownTimeout: Duration = .seconds(10)
+    /// Change-feed streams and waiting long polls served at once; the next is answered 503.
+    public var maximumFollowers = FollowerSlots.defaultLimit
     /// Origins whose browsers may call the API (`*`: any); empty turns CORS off.
     public var corsOrigins: [String] = []
     /// Base of the `url` and `next` links; nil builds them from the request's Host.
@@ -43,6 +49,22 @@ public struct ServiceComponents: Sendable {
     public let importer: Importer
     public let metrics: RequestMetrics
     public let notifier: ChangeNotifier
+    /// The server's open connections, closed by force when a stop outlasts `shutdownTimeout`.
+    public let connections: OpenConnections
+    public let shutdownTimeout: Duration
+
+    public init(
+        store: any CatalogStore, importer: Importer, metrics: RequestMetrics, notifier: ChangeNotifier,
+        connections: OpenConnections = OpenConnections(),
+        shutdownTimeout: Duration = ServiceConfiguration().shutdownTimeout
+    ) {
+        self.store = store
+        self.importer = importer
+        self.metrics = metrics
+        self.notifier = notifier
+        self.connections = connections
+        self.shutdownTimeout = shutdownTimeout
+    }
 }
 
 /// Prepares the importer and builds the application around an open store, with the store, the scheduler and
@@ -54,22 +76,35 @@ public func buildApplication(
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> (application: some ApplicationProtocol, components: ServiceComponents) {
     try await store.failInterruptedImports()
-    let metrics = RequestMetrics()
+    let metrics = RequestMetrics(maximumFollowers: configuration.maximumFollowers)
     let importMetrics = ImportMetrics(registry: metrics.registry)
     for (source, finished) in try await store.lastSuccessfulImports() { importMetrics.recordSuccess(of: source, finishedAt: finished) }
     let importer = Importer(
         store: store, locations: configuration.feeds, client: UpstreamClient(policy: configuration.upstream, logger: logger), logger: logger,
         onCompletion: importMetrics.record)
-    let components = ServiceComponents(store: store, importer: importer, metrics: metrics, notifier: ChangeNotifier())
+    let components = ServiceComponents(
+        store: store, importer: importer, metrics: metrics, notifier: ChangeNotifier(), shutdownTimeout: configuration.shutdownTimeout)
     let router = buildRouter(components, configuration: configuration)
-    let idleTimeout = TimeAmount.nanoseconds(Int64(configuration.idleTimeout / .nanoseconds(1)))
+    let idleTimeout = TimeAmount(configuration.idleTimeout)
+    let sendTimeout = TimeAmount(configuration.sendTimeout)
+    let connections = components.connections
+    let onSendTimeout: @Sendable (SocketAddress?) -> Void = { [sendTimeouts = metrics.sendTimeouts] peer in
+        sendTimeouts.increment()
+        logger.notice(
+            "closed a connection that took no bytes for \(configuration.sendTimeout)",
+            metadata: ["http.send_timeout": "\(configuration.sendTimeout)", "http.peer": "\(peer.map { "\($0)" } ?? "unknown")"])
+    }
     var application = Application(
         router: router,
-        // Closes connections that stay idle, never finish sending a request head (slowloris) or trickle a body;
-        // lets a client that writes a body whole before reading read an early answer.
+        // Closes connections that stay idle, never finish sending a request head (slowloris), trickle a body or stop
+        // reading their answer; lets a client that writes a body whole before reading read an early answer; keeps
+        // the open connections known, for a stop that outlasts its timeout.
         server: .http1(
             configuration: .init(
-                additionalChannelHandlers: [RequestBodyDeadline(timeout: idleTimeout), LingeringClose()], idleTimeout: idleTimeout)),
+                additionalChannelHandlers: [
+                    connections.tracker(), RequestBodyDeadline(timeout: idleTimeout), LingeringClose(),
+                    SendTimeout(timeout: sendTimeout, onTimeout: onSendTimeout),
+                ], idleTimeout: idleTimeout)),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "catalogd"),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger)
@@ -82,14 +117,17 @@ public func buildApplication(
     return (application, components)
 }
 
-/// The group `catalogd serve` runs: the application, and the service that ends long requests and imports
-/// before the server drains (see `LongRequestsShutdown`).
+/// The group `catalogd serve` runs: the application under its stop's deadline (see `ShutdownDeadline`), and the
+/// service that ends long requests and imports before the server drains (see `LongRequestsShutdown`).
 public func serviceGroup(
     _ application: some ApplicationProtocol, components: ServiceComponents, gracefulShutdownSignals: [UnixSignal], logger: Logger
 ) -> ServiceGroup {
     ServiceGroup(
         configuration: .init(
-            services: [application, LongRequestsShutdown(notifier: components.notifier, importer: components.importer)],
+            services: [
+                ShutdownDeadline(application: application, timeout: components.shutdownTimeout, connections: components.connections, logger: logger),
+                LongRequestsShutdown(notifier: components.notifier, importer: components.importer),
+            ],
             gracefulShutdownSignals: gracefulShutdownSignals, logger: logger))
 }
 

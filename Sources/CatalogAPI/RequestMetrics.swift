@@ -7,10 +7,13 @@ public struct RequestMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     private let instruments = RequestInstruments()
     let feedClients: FeedClients
+    /// Connections closed because they took no bytes for the send timeout.
+    let sendTimeouts: Counter
 
-    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), maximumFollowers: Int = FollowerSlots.defaultLimit) {
         self.registry = registry
-        feedClients = FeedClients(registry: registry)
+        feedClients = FeedClients(registry: registry, maximumFollowers: maximumFollowers)
+        sendTimeouts = registry.makeCounter(descriptor: Self.sendTimeouts)
     }
 
     static var requests: MetricNameDescriptor {
@@ -22,6 +25,11 @@ public struct RequestMetrics: Sendable {
         MetricNameDescriptor(
             namespace: "catalogd", subsystem: "http", metricName: "request_duration", unitName: "seconds",
             helpText: "Time from request to response head, by method and route.")
+    }
+    static var sendTimeouts: MetricNameDescriptor {
+        MetricNameDescriptor(
+            namespace: "catalogd", subsystem: "http", metricName: "send_timeouts", unitName: "total",
+            helpText: "Connections closed because they took no bytes for --send-timeout (change-feed followers that stopped reading among them).")
     }
     static var storeRows: MetricNameDescriptor {
         MetricNameDescriptor(

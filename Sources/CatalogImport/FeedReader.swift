@@ -103,7 +103,7 @@ public struct FeedReader {
                 if freshness.isMixed { return .mixed }
                 let page: SWAPIPage
                 do {
-                    page = try SWAPIPage(body: try body.bytes())
+                    page = try SWAPIPage(body: try body.bytes(limit: client.policy.maximumResponseBytes))
                 } catch let error as FeedError {
                     throw UpstreamError(url: current, page: pageNumber, cause: error.description)
                 }
@@ -134,7 +134,7 @@ public struct FeedReader {
     }
 
     private func productPass(from start: String, pageSize: Int, conditional: Bool, report: inout ImportReport) async throws -> Pass {
-        var stager = Stager(store: store, inMemoryLimit: inMemoryProductLimit, streams: streamsProducts)
+        var stager = Stager(store: store, policy: client.policy, inMemoryLimit: inMemoryProductLimit, streams: streamsProducts)
         do {
             let pass = try await productPass(from: start, pageSize: pageSize, conditional: conditional, stager: &stager, report: &report)
             if case .complete = pass { return pass }
@@ -229,6 +229,8 @@ public struct FeedReader {
     /// up to `inMemoryProductLimit`, then moves them to the store's staging and stages the rest in batches.
     struct Stager {
         let store: any CatalogStore
+        /// The limits on a document and on an NDJSON line.
+        let policy: UpstreamPolicy
         let inMemoryLimit: Int
         /// Whether to ask the store for a streamed listing at the first product.
         private var streams: Bool
@@ -240,8 +242,9 @@ public struct FeedReader {
         private(set) var staging: (any ImportStaging)?
         var batch: [(index: Int, product: Product)] = []
 
-        init(store: any CatalogStore, inMemoryLimit: Int, streams: Bool) {
+        init(store: any CatalogStore, policy: UpstreamPolicy, inMemoryLimit: Int, streams: Bool) {
             self.store = store
+            self.policy = policy
             self.inMemoryLimit = inMemoryLimit
             self.streams = streams
         }
@@ -254,8 +257,8 @@ public struct FeedReader {
         /// Stages one document; returns how many records it held and the listing total it announced.
         mutating func stage(_ body: UpstreamBody, report: inout ImportReport) async throws -> (records: Int, total: Int?) {
             var first = true
-            var isNDJSON = body.contentType?.contains("ndjson") == true
-            var decoder = NDJSONDecoder()
+            var isNDJSON = body.contentType.map(UpstreamClient.isNDJSON) ?? false
+            var decoder = NDJSONDecoder(maximumLineBytes: policy.maximumLineBytes)
             var records = 0
             var total: Int?
             do {
@@ -265,14 +268,19 @@ public struct FeedReader {
                         isNDJSON = isNDJSON || ProductFeedDocument.detectFormat(chunk) == .ndjson
                         if !isNDJSON {
                             // A JSON document has to be parsed whole.
-                            let content = try ProductFeedDocument.parse(try body.bytes(), format: .dummyJSON)
+                            let content = try ProductFeedDocument.parse(try body.bytes(limit: policy.maximumResponseBytes), format: .dummyJSON)
                             total = content.total
                             records = content.records.count
                             try await add(content.records, report: &report)
                             throw StopReading()
                         }
                     }
-                    let lines = try decoder.feed(chunk)
+                    let lines: [Result<JSONValue, RecordError>]
+                    do throws(FeedError) {
+                        lines = try decoder.feed(chunk)
+                    } catch {
+                        throw FeedError("\(error.reason) (raise the limit with --upstream-max-line, CATALOG_UPSTREAM_MAX_LINE)")
+                    }
                     records += lines.count
                     try await add(lines, report: &report)
                 }

@@ -1,3 +1,4 @@
+import CatalogModel
 import Crypto
 import Foundation
 import Logging
@@ -17,8 +18,11 @@ public struct UpstreamPolicy: Sendable {
     /// First retry delay; doubled each time, with up to 50% jitter, capped by `maximumBackoff`.
     public var initialBackoff: Duration = .milliseconds(500)
     public var maximumBackoff: Duration = .seconds(30)
-    /// A response body larger than this fails the run.
+    /// A JSON document (a page, or a listing as one array) larger than this fails the run. An NDJSON listing, read
+    /// line by line, is not capped as a whole: its lines are, by `maximumLineBytes`.
     public var maximumResponseBytes = 256 * 1024 * 1024
+    /// Longest line of an NDJSON listing.
+    public var maximumLineBytes = NDJSONDecoder.defaultMaximumLineBytes
     /// Largest number of pages one listing may have; guards against a `next` chain that never ends.
     public var maximumPages = 100_000
 
@@ -58,8 +62,19 @@ public struct UpstreamBody: Sendable {
         self.digest = digest
     }
 
-    /// The whole body, for formats that can only be parsed as one document.
-    public func bytes() throws -> [UInt8] {
+    /// The whole body, for formats that can only be parsed as one document; a body over `limit` bytes is refused
+    /// with a reason naming the option that raises it.
+    public func bytes(limit: Int) throws -> [UInt8] {
+        let size: Int
+        switch content {
+        case .bytes(let bytes): size = bytes.count
+        case .file(let path, _): size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        }
+        guard size <= limit else {
+            throw FeedError(
+                "the document is \(size) bytes, over the \(limit)-byte limit for a JSON document (raise it with --upstream-max-body, "
+                    + "CATALOG_UPSTREAM_MAX_BODY; an NDJSON listing is read line by line and has no such limit)")
+        }
         switch content {
         case .bytes(let bytes): return bytes
         case .file(let path, _): return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
@@ -124,6 +139,12 @@ public struct UpstreamClient: Sendable {
         return type.contains("json") || type == "text/plain"
     }
 
+    /// Whether a Content-Type names a newline-delimited JSON body (`application/x-ndjson`, `application/jsonl`).
+    static func isNDJSON(_ contentType: String) -> Bool {
+        let type = contentType.lowercased()
+        return type.contains("ndjson") || type.contains("jsonl")
+    }
+
     /// Fetches one page, retrying transient failures; `deadline` bounds the whole run.
     public func fetch(
         _ location: String, page: Int, etag: String?, lastModified: String?, deadline: ContinuousClock.Instant
@@ -175,10 +196,7 @@ public struct UpstreamClient: Sendable {
 
     private func readFile(_ url: URL, page: Int) throws -> UpstreamAnswer {
         do {
-            let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
-            if let size = attributes[.size] as? Int, size > policy.maximumResponseBytes {
-                throw UpstreamError(url: url.path, page: page, cause: "file is \(size) bytes, over the \(policy.maximumResponseBytes)-byte limit")
-            }
+            // No size check here: a JSON document is checked when it is read whole, an NDJSON listing line by line.
             guard FileManager.default.isReadableFile(atPath: url.path) else {
                 throw UpstreamError(url: url.path, page: page, cause: "cannot read the file")
             }
@@ -209,7 +227,9 @@ public struct UpstreamClient: Sendable {
         do {
             result = try await BoundedDownload.run(request, on: connections, limit: policy.maximumResponseBytes, timeout: policy.requestTimeout)
         } catch let error as BoundedDownload.TooLarge {
-            return .permanent("response is larger than the \(error.limit)-byte limit")
+            return .permanent(
+                "response is larger than the \(error.limit)-byte limit for a JSON document (raise it with --upstream-max-body, "
+                    + "CATALOG_UPSTREAM_MAX_BODY; an NDJSON listing, sent as application/x-ndjson, is read line by line and has no such limit)")
         } catch is BoundedDownload.TimedOut {
             return .transient("no complete response within \(policy.requestTimeout)", retryAfter: nil)
         } catch is CancellationError {
@@ -287,7 +307,7 @@ enum BoundedDownload {
     /// cancellation; the lock serialises both.
     final class Delegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         private let lock = NSLock()
-        private let limit: Int
+        private var limit: Int
         private var body: [UInt8] = []
         private var received = 0
         private var hasher = SHA256()
@@ -319,11 +339,14 @@ enum BoundedDownload {
             task?.cancel()
         }
 
-        /// A body announced larger than the limit is refused before any of it is read.
+        /// A body announced larger than the limit is refused before any of it is read. An NDJSON body is not
+        /// limited as a whole: it is spooled to a file and read line by line, each line limited on its own.
         func urlSession(
             _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
             completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
         ) {
+            let isNDJSON = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type").map(UpstreamClient.isNDJSON) ?? false
+            if isNDJSON { lock.withLock { limit = .max } }
             guard response.expectedContentLength > Int64(limit) else { return completionHandler(.allow) }
             lock.withLock { failure = failure ?? TooLarge(limit: limit) }
             completionHandler(.cancel)

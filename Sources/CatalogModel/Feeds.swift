@@ -115,13 +115,17 @@ public enum ProductFeedDocument {
 /// A line that is not JSON is a rejected record; a last line cut off without its newline means the
 /// body was truncated, which fails the whole document.
 public struct NDJSONDecoder {
-    public static let maximumLineBytes = 1 << 20
+    public static let defaultMaximumLineBytes = 1 << 20
 
+    /// Longest line: a longer one fails the listing, as a line cut off would.
+    public let maximumLineBytes: Int
     private var pending: [UInt8] = []
 
-    public init() {}
+    public init(maximumLineBytes: Int = defaultMaximumLineBytes) {
+        self.maximumLineBytes = maximumLineBytes
+    }
 
-    /// The records of every line completed by `chunk`.
+    /// The records of every line completed by `chunk`; throws only for a line over `maximumLineBytes`.
     public mutating func feed(_ chunk: some Collection<UInt8>) throws(FeedError) -> [Result<JSONValue, RecordError>] {
         // Lines are found and parsed over contiguous bytes: a generic search over the collection cost more
         // than parsing the lines (an NDJSON import of 100,000 products spent a third of its reading in it).
@@ -134,6 +138,7 @@ public struct NDJSONDecoder {
         var records: [Result<JSONValue, RecordError>] = []
         var lineStart = 0
         while let newline = Self.newline(in: chunk, from: lineStart) {
+            guard pending.count + newline - lineStart <= maximumLineBytes else { return .failure(lineTooLong) }
             if pending.isEmpty {
                 Self.decodeLine(UnsafeBufferPointer(rebasing: chunk[lineStart..<newline]), into: &records)
             } else {
@@ -144,11 +149,11 @@ public struct NDJSONDecoder {
             lineStart = newline + 1
         }
         pending.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[lineStart...]))
-        guard pending.count <= Self.maximumLineBytes else {
-            return .failure(FeedError("an NDJSON line is longer than \(Self.maximumLineBytes) bytes"))
-        }
+        guard pending.count <= maximumLineBytes else { return .failure(lineTooLong) }
         return .success(records)
     }
+
+    private var lineTooLong: FeedError { FeedError("an NDJSON line is longer than \(maximumLineBytes) bytes") }
 
     /// The record of a last line that has no newline; throws when that line is cut off.
     public mutating func finish() throws(FeedError) -> [Result<JSONValue, RecordError>] {

@@ -121,6 +121,20 @@ extension Catalogd {
         var responseCache: String?
         @Option(help: "Seconds a connection may sit idle or take to send a request head, e.g. 30s (CATALOG_IDLE_TIMEOUT; default 30s).")
         var idleTimeout: String?
+        @Option(
+            help: """
+                A connection that takes none of the bytes waiting for it this long is closed, e.g. 30s; a client reading slowly \
+                but steadily is never cut (CATALOG_SEND_TIMEOUT; default 30s).
+                """)
+        var sendTimeout: String?
+        @Option(
+            help: """
+                Longest a stop on SIGTERM or SIGINT may take, e.g. 10s: connections still open then are closed, and the store is \
+                closed as always (CATALOG_SHUTDOWN_TIMEOUT; default 10s).
+                """)
+        var shutdownTimeout: String?
+        @Option(help: "Change-feed streams and long polls served at once; the next gets 503 (CATALOG_MAX_FOLLOWERS; default 10000).")
+        var maxFollowers: String?
         @Option(help: "Origins browsers may call the API from, comma-separated, or * (CATALOG_CORS_ORIGINS; default none: CORS off).")
         var corsOrigins: String?
         @Option(help: "Base URL for links in responses (CATALOG_PUBLIC_URL; default: from the request's Host).") var publicURL: String?
@@ -163,6 +177,14 @@ extension Catalogd {
             configuration.idleTimeout =
                 try source("--idle-timeout", "CATALOG_IDLE_TIMEOUT", idleTimeout).duration(default: configuration.idleTimeout, allowOff: false)
                 ?? configuration.idleTimeout
+            configuration.sendTimeout =
+                try source("--send-timeout", "CATALOG_SEND_TIMEOUT", sendTimeout).duration(default: configuration.sendTimeout, allowOff: false)
+                ?? configuration.sendTimeout
+            configuration.shutdownTimeout =
+                try source("--shutdown-timeout", "CATALOG_SHUTDOWN_TIMEOUT", shutdownTimeout).duration(
+                    default: configuration.shutdownTimeout, allowOff: false) ?? configuration.shutdownTimeout
+            configuration.maximumFollowers = try source("--max-followers", "CATALOG_MAX_FOLLOWERS", maxFollowers).integer(
+                default: configuration.maximumFollowers, in: 1...1_000_000)
             configuration.corsOrigins = source("--cors-origins", "CATALOG_CORS_ORIGINS", corsOrigins).string(default: "")
                 .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             configuration.publicURL = try source("--public-url", "CATALOG_PUBLIC_URL", publicURL).url(default: nil)
@@ -188,7 +210,13 @@ extension Catalogd {
 /// How the importer treats the upstream; shared by `serve` and `import`.
 struct UpstreamOptions: ParsableArguments {
     @Option(help: "Longest wait for one upstream response, e.g. 30s (CATALOG_UPSTREAM_TIMEOUT; default 30s).") var upstreamTimeout: String?
-    @Option(help: "Largest upstream response, e.g. 256MiB (CATALOG_UPSTREAM_MAX_BODY; default 256MiB).") var upstreamMaxBody: String?
+    @Option(
+        help: """
+            Largest upstream JSON document, a page or a listing as one array, e.g. 256MiB; an NDJSON listing is read line by line \
+            and not limited as a whole (CATALOG_UPSTREAM_MAX_BODY; default 256MiB).
+            """)
+    var upstreamMaxBody: String?
+    @Option(help: "Longest line of an NDJSON listing, e.g. 1MiB (CATALOG_UPSTREAM_MAX_LINE; default 1MiB).") var upstreamMaxLine: String?
 
     func policy(_ common: CommonOptions) throws -> UpstreamPolicy {
         var policy = UpstreamPolicy()
@@ -197,6 +225,8 @@ struct UpstreamOptions: ParsableArguments {
                 default: policy.requestTimeout, allowOff: false) ?? policy.requestTimeout
         policy.maximumResponseBytes = try common.source("--upstream-max-body", "CATALOG_UPSTREAM_MAX_BODY", upstreamMaxBody).byteSize(
             default: policy.maximumResponseBytes)
+        policy.maximumLineBytes = try common.source("--upstream-max-line", "CATALOG_UPSTREAM_MAX_LINE", upstreamMaxLine).byteSize(
+            default: policy.maximumLineBytes)
         return policy
     }
 }

@@ -9,7 +9,8 @@ import Hummingbird
 /// no buffer on the server and never delays writers or other clients; it only falls behind. A stream that
 /// falls more than `maximumLag` changes behind is closed with a `lagging` event naming the id to resume from.
 /// On graceful shutdown every stream ends with a `shutdown` event naming the id to resume from, and every
-/// long poll answers at once with what it has.
+/// long poll answers at once with what it has. Streams and waiting long polls take one of the server's follower
+/// slots each (`--max-followers`); when none is free the request is answered 503 with `Retry-After`.
 struct ChangesController<Context: RequestContext> {
     static var defaultLimit: Int { 100 }
     static var defaultLongPollTimeout: Int { 30_000 }
@@ -82,8 +83,12 @@ struct ChangesController<Context: RequestContext> {
     private func page(_ request: Request, since: Int64, limit: Int, entity: Change.Entity?, wait: Duration?) async throws -> Response {
         var slice = try await slice(since: since, limit: limit, entity: entity)
         if let wait, slice.changes.isEmpty {
+            let slot = try clients.takeSlot()
             clients.longPolls.increment()
-            defer { clients.longPolls.decrement() }
+            defer {
+                clients.longPolls.decrement()
+                withExtendedLifetime(slot) {}
+            }
             let deadline = ContinuousClock.now + wait
             // Woken by any change; a change of another entity means waiting on, until the deadline.
             while slice.changes.isEmpty, ContinuousClock.now < deadline,
@@ -129,6 +134,8 @@ struct ChangesController<Context: RequestContext> {
     private func stream(since: Int64, entity: Change.Entity?) async throws -> Response {
         // Answer 410 before the stream starts rather than inside it.
         _ = try await slice(since: since, limit: 1, entity: entity)
+        // Held by the body, and freed with it, also when the body never runs.
+        let slot = try clients.takeSlot()
         let store = self.store
         let notifier = self.notifier
         let maximumLag = self.maximumLag
@@ -142,12 +149,17 @@ struct ChangesController<Context: RequestContext> {
             status: .ok, headers: headers,
             body: ResponseBody { writer in
                 streams.increment()
-                defer { streams.decrement() }
+                defer {
+                    streams.decrement()
+                    withExtendedLifetime(slot) {}
+                }
                 var last = since
                 try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
                 streaming: while true {
-                    if Task.isCancelled {
-                        // Ended from outside (the server stopping, the connection closing): still say where to resume.
+                    let stopping = await notifier.isShuttingDown
+                    if Task.isCancelled || stopping {
+                        // Ended from outside (the server stopping, the connection closing): still say where to resume;
+                        // a stream with history left to send stops sending it too.
                         try? await writer.write(Self.shutdownEvent(resumingFrom: last))
                         break streaming
                     }
@@ -159,13 +171,16 @@ struct ChangesController<Context: RequestContext> {
                         break streaming
                     }
                     if !slice.changes.isEmpty {
-                        var events = ""
+                        var events = ByteBuffer()
+                        events.reserveCapacity(slice.changes.count * 192)
                         for change in slice.changes {
                             var json = JSONWriter(capacity: 160)
                             Self.write(change, into: &json)
-                            events += "id: \(change.seq)\nevent: change\ndata: \(String(decoding: json.bytes, as: UTF8.self))\n\n"
+                            events.writeString("id: \(change.seq)\nevent: change\ndata: ")
+                            events.writeBytes(json.bytes)
+                            events.writeString("\n\n")
                         }
-                        try await writer.write(ByteBuffer(string: events))
+                        try await writer.write(events)
                         last = slice.changes.last?.seq ?? last
                         if slice.pending > maximumLag {
                             try await writer.write(

@@ -5,7 +5,8 @@
 /// wait for the watch.
 public actor ChangeNotifier {
     private var latest: Int64 = 0
-    private var isShuttingDown = false
+    /// Set once graceful shutdown begins: streams stop reading history and end.
+    private(set) var isShuttingDown = false
     private var waiters: [Int: (after: Int64, continuation: CheckedContinuation<Int64?, Never>)] = [:]
     private var nextWaiterID = 0
 
