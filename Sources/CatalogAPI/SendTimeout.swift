@@ -8,12 +8,13 @@ import NIOHTTPTypes
 /// timeout. A client that stopped reading (a phone asleep with the change feed open, a consumer stuck in a pause)
 /// is closed: its pending writes fail, which ends the handler writing to it (a change stream frees its follower's
 /// slot), and it costs the server no more than the socket's buffers and the parts waiting above them.
-/// Body parts go on in slices of `sliceBytes`, so that progress within one large body is seen too.
+/// Body parts go on in slices of `sliceBytes`, so that progress within one large body is seen too; the size of
+/// NIO's outbound high-water mark, so that a page of a common size goes on whole.
 final class SendTimeout: ChannelOutboundHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
-    static let sliceBytes = 16 * 1024
+    static let sliceBytes = 64 * 1024
 
     private let timeout: TimeAmount
     private let onTimeout: @Sendable (SocketAddress?) -> Void

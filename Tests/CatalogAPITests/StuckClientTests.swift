@@ -6,6 +6,8 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import NIOEmbedded
+import NIOHTTPTypes
 import NIOPosix
 import ServiceLifecycle
 import Synchronization
@@ -199,6 +201,26 @@ extension StoppingSuites {
             let admitted = try await RawConnection.exchange(port: port, request: StoppingSuites.streamRequest) { $0.contains("retry: 2000") }
             #expect(admitted.received.hasPrefix("HTTP/1.1 200"), "\(admitted.received.prefix(200))")
             _ = try await service.stop()
+        }
+
+        /// A large body goes on in slices, each of which counts as progress when it reaches the socket; together they
+        /// are the body's bytes, in order, and the caller's promise completes with the last.
+        @Test func aLargeBodyGoesOnInSlicesThatTogetherAreTheBody() async throws {
+            let channel = EmbeddedChannel(handler: SendTimeout(timeout: .seconds(30)) { _ in })
+            let body = ByteBuffer(bytes: (0..<(3 * SendTimeout.sliceBytes + 100)).map { UInt8(truncatingIfNeeded: $0 * 7) })
+            let written = channel.eventLoop.makePromise(of: Void.self)
+            channel.writeAndFlush(HTTPResponsePart.body(body), promise: written)
+            var slices: [ByteBuffer] = []
+            while let part = try channel.readOutbound(as: HTTPResponsePart.self) {
+                guard case .body(let slice) = part else { continue }
+                slices.append(slice)
+            }
+            #expect(slices.map(\.readableBytes) == [SendTimeout.sliceBytes, SendTimeout.sliceBytes, SendTimeout.sliceBytes, 100])
+            var joined = ByteBuffer()
+            for var slice in slices { joined.writeBuffer(&slice) }
+            #expect(joined == body)
+            try await written.futureResult.get()
+            _ = try channel.finish()
         }
 
         private func slowProduct(_ index: Int) throws -> Product {
