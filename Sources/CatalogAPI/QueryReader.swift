@@ -78,6 +78,22 @@ struct QueryReader {
         return value
     }
 
+    /// The facets asked for (`facets`, comma-separated names; nil when absent) and how many values of each
+    /// (`facet_size`, checked whether or not facets are asked for).
+    func facets() throws(Problem) -> (fields: [ProductFacetField], size: Int)? {
+        let size = try integer("facet_size", in: 1...ProductFacets.maximumSize) ?? ProductFacets.defaultSize
+        guard let text = string("facets") else { return nil }
+        var fields: [ProductFacetField] = []
+        for name in text.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let field = ProductFacetField(rawValue: String(name)) else {
+                let known = ProductFacetField.allCases.map(\.rawValue).joined(separator: ", ")
+                throw Problem.badParameter("facets", "unknown facet '\(name)'; the facets are \(known)")
+            }
+            if !fields.contains(field) { fields.append(field) }
+        }
+        return (fields, size)
+    }
+
     /// `ordering`, `page_size` and `cursor`.
     func pageRequest() throws(Problem) -> PageRequest {
         // An empty ordering names none of the allowed ones: a 400 like any other unknown one.

@@ -68,7 +68,9 @@ struct Representations {
 
     /// `{"count", "next", "previous", "results"}`, the envelope SWAPI and Django REST Framework clients read;
     /// `results` writes the rows inside the array.
-    func envelope<Rows>(_ page: Page<Rows>, request: Request, results: (Rows, inout JSONWriter) -> Void) -> [UInt8] {
+    func envelope<Rows>(
+        _ page: Page<Rows>, request: Request, results: (Rows, inout JSONWriter) -> Void, trailer: (Rows, inout JSONWriter) -> Void = { _, _ in }
+    ) -> [UInt8] {
         var writer = JSONWriter(capacity: 1024)
         writer.objectStart()
         writer.key("count")
@@ -81,6 +83,7 @@ struct Representations {
         writer.arrayStart()
         results(page.rows, &writer)
         writer.arrayEnd()
+        trailer(page.rows, &writer)
         writer.objectEnd()
         return writer.bytes
     }

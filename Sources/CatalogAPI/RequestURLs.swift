@@ -80,6 +80,18 @@ struct RequestURLs: Sendable {
         return String(decoding: url, as: UTF8.self)
     }
 
+    /// The request's list narrowed to `value` of the parameter `name`, from its first page: the request's other
+    /// parameters, then `name=value`.
+    static func narrowedURL(base: String, request: Request, name: String, value: String) -> String {
+        var url = base + request.uri.path + "?"
+        for parameter in (request.uri.query ?? "").split(separator: "&") {
+            let parameterName = parameter.prefix { $0 != "=" }
+            guard parameterName != "cursor", parameterName != name else { continue }
+            url += parameter + "&"
+        }
+        return url + name + "=" + PathComponent.encode(value)
+    }
+
     /// `cursor` or `cursor=…`.
     private static func isCursor(_ parameter: ArraySlice<UInt8>) -> Bool {
         let name = "cursor".utf8

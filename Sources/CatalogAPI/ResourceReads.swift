@@ -31,17 +31,20 @@ struct ResourceReads: Sendable {
     }
 
     /// A page of the list in the envelope, its rows made by `fetch` for the request's representations and
-    /// written by `results`.
+    /// written by `results`; `trailer` writes members after the results, such as facets.
     func list<Rows: Sendable>(
         _ request: Request, fetch: (Representations) async throws -> Page<Rows>,
-        results: (Representations, Rows, inout JSONWriter) -> Void
+        results: (Representations, Rows, inout JSONWriter) -> Void,
+        trailer: (Representations, Rows, inout JSONWriter) -> Void = { _, _, _ in }
     ) async throws -> Response {
         let representations = Representations(base: urls.base(for: request))
         return try await JSONResponder.conditionalGET(
             request, store: store, cache: cache, baseURL: representations.base, name: name, family: family
         ) {
             let page = try await fetch(representations)
-            return (representations.envelope(page, request: request) { results(representations, $0, &$1) }, page.versions)
+            let body = representations.envelope(
+                page, request: request, results: { results(representations, $0, &$1) }, trailer: { trailer(representations, $0, &$1) })
+            return (body, page.versions)
         }
     }
 

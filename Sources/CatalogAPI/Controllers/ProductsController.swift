@@ -29,9 +29,11 @@ struct ProductsController<Context: RequestContext> {
                     category: query.string("category"), brand: query.string("brand"), minimumPrice: try query.price("min_price"),
                     maximumPrice: try query.price("max_price"), inStock: try query.bool("in_stock"), search: try query.search())
                 let page = try query.pageRequest()
-                return try await store.products(
-                    filter, page: page, into: RenderedProducts(representations: representations, pageSize: page.pageSize))
-            }, results: { _, products, writer in writer.json(products.json.bytes[...]) })
+                return try await FacetedProducts.read(
+                    store, filter: filter, page: page, facets: try query.facets(),
+                    rows: RenderedProducts(representations: representations, pageSize: page.pageSize))
+            }, results: { _, page, writer in writer.json(page.products.json.bytes[...]) },
+            trailer: { representations, page, writer in page.writeFacets(representations, request: request, into: &writer) })
     }
 
     @Sendable func get(_ request: Request, context: Context) async throws -> Response {

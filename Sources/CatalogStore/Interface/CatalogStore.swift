@@ -47,6 +47,8 @@ public protocol CatalogStore: Service, CustomStringConvertible {
     /// A page of products, each handed to `rows` while the store is on its row.
     func products<Rows: ProductPageRows>(_ filter: ProductFilter, page request: PageRequest, into rows: Rows) async throws -> Page<Rows>
     func product(serialCode: String) async throws -> (ProductRow?, StoreVersions)
+    /// The values of `fields` among the products `filter` selects, at most `size` of each, read in one snapshot.
+    func productFacets(_ filter: ProductFilter, fields: [ProductFacetField], size: Int) async throws -> ProductFacets
     func categories(_ filter: CategoryFilter, page request: PageRequest) async throws -> Page<[CategoryRow]>
     func category(name: String) async throws -> (CategoryRow?, StoreVersions)
 

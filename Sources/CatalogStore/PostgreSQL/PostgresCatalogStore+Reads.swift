@@ -27,13 +27,7 @@ extension PostgresCatalogStore {
         _ filter: ProductFilter, page request: PageRequest, into rows: Rows
     ) async throws -> Page<Rows> {
         try await transaction(.single) { connection in
-            var conditions = PostgresConditions()
-            if let category = filter.category { conditions.add("category = \(conditions.parameter(category))") }
-            if let brand = filter.brand { conditions.add("brand = \(conditions.parameter(brand))") }
-            if let minimum = filter.minimumPrice { conditions.add("price_micros >= \(conditions.parameter(minimum.micros))") }
-            if let maximum = filter.maximumPrice { conditions.add("price_micros <= \(conditions.parameter(maximum.micros))") }
-            if let inStock = filter.inStock { conditions.add(inStock ? "stock > 0" : "stock = 0") }
-            conditions.addSearch(filter.search, columns: ["name", "description", "brand"])
+            var conditions = PostgresConditions(products: filter)
             // The derived category counts answer the common cases without scanning products.
             var count: String?
             if filter.isEmpty {

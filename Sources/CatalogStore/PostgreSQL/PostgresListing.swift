@@ -18,6 +18,18 @@ struct PostgresConditions {
         clauses.append(clause)
     }
 
+    init() {}
+
+    /// The conditions that select the products `filter` names.
+    init(products filter: ProductFilter) {
+        if let category = filter.category { add("category = \(parameter(category))") }
+        if let brand = filter.brand { add("brand = \(parameter(brand))") }
+        if let minimum = filter.minimumPrice { add("price_micros >= \(parameter(minimum.micros))") }
+        if let maximum = filter.maximumPrice { add("price_micros <= \(parameter(maximum.micros))") }
+        if let inStock = filter.inStock { add(inStock ? "stock > 0" : "stock = 0") }
+        addSearch(filter.search, columns: ["name", "description", "brand"])
+    }
+
     /// Adds a case-insensitive substring match over `columns`.
     mutating func addSearch(_ text: String?, columns: [String]) {
         guard let text, !text.isEmpty else { return }

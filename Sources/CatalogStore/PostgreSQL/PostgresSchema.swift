@@ -20,6 +20,8 @@ enum PostgresSchema {
             "v2: page digests, and the version of the family their run left",
             ["ALTER TABLE feed_pages ADD COLUMN digest TEXT", "ALTER TABLE feed_pages ADD COLUMN family_version BIGINT"]
         ),
+        // A brand's products, and the brand facet's counts, without reading the table.
+        ("v3: products by brand", ["CREATE INDEX products_by_brand ON products(brand, serial_code)"]),
     ]
 
     /// The statements of a script whose statements end with `;` and a line break.

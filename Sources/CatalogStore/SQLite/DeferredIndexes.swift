@@ -2,7 +2,7 @@ import GRDB
 
 /// A table's own indexes, dropped while one transaction fills the empty table and built again before it commits.
 ///
-/// An index built from the finished table sorts it once; kept up to date row by row, the three product indexes
+/// An index built from the finished table sorts it once; kept up to date row by row, the product indexes (three then)
 /// cost a first import of 100,000 products about as much as the rows themselves (0.50 s against 0.15 s for building
 /// them afterwards, in the `sqlite3` library of this machine). Both happen inside the transaction: readers never see
 /// the table without its indexes, and a run that rolls back leaves them as they were.

@@ -39,6 +39,18 @@ struct Conditions {
         arguments.append(cursor.key.databaseValue)
     }
 
+    init() {}
+
+    /// The conditions that select the products `filter` names.
+    init(products filter: ProductFilter) {
+        if let category = filter.category { add("category = ?", category) }
+        if let brand = filter.brand { add("brand = ?", brand) }
+        if let minimum = filter.minimumPrice { add("price_micros >= ?", minimum.micros) }
+        if let maximum = filter.maximumPrice { add("price_micros <= ?", maximum.micros) }
+        if let inStock = filter.inStock { add(inStock ? "stock > 0" : "stock = 0") }
+        addSearch(filter.search, columns: ["name", "description", "brand"])
+    }
+
     /// Adds a case-insensitive substring match over `columns`.
     mutating func addSearch(_ text: String?, columns: [String]) {
         guard let text, !text.isEmpty else { return }
@@ -202,13 +214,7 @@ extension SQLiteCatalogStore {
         _ filter: ProductFilter, page request: PageRequest, into rows: Rows, _ source: some SQLiteReading
     ) throws -> Page<Rows> {
         var rows = rows
-        var conditions = Conditions()
-        if let category = filter.category { conditions.add("category = ?", category) }
-        if let brand = filter.brand { conditions.add("brand = ?", brand) }
-        if let minimum = filter.minimumPrice { conditions.add("price_micros >= ?", minimum.micros) }
-        if let maximum = filter.maximumPrice { conditions.add("price_micros <= ?", maximum.micros) }
-        if let inStock = filter.inStock { conditions.add(inStock ? "stock > 0" : "stock = 0") }
-        conditions.addSearch(filter.search, columns: ["name", "description", "brand"])
+        let conditions = Conditions(products: filter)
         let (next, previous) = try productListing.page(source, request: request, conditions: conditions, into: &rows) { rows, _, statement in
             rows.append(ProductColumn.stored(statement))
         }
