@@ -122,11 +122,13 @@ public func buildApplication(
 public func serviceGroup(
     _ application: some ApplicationProtocol, components: ServiceComponents, gracefulShutdownSignals: [UnixSignal], logger: Logger
 ) -> ServiceGroup {
-    ServiceGroup(
+    let clock = StopClock()
+    return ServiceGroup(
         configuration: .init(
             services: [
-                ShutdownDeadline(application: application, timeout: components.shutdownTimeout, connections: components.connections, logger: logger),
-                LongRequestsShutdown(notifier: components.notifier, importer: components.importer),
+                ShutdownDeadline(
+                    application: application, timeout: components.shutdownTimeout, connections: components.connections, clock: clock, logger: logger),
+                LongRequestsShutdown(notifier: components.notifier, importer: components.importer, clock: clock),
             ],
             gracefulShutdownSignals: gracefulShutdownSignals, logger: logger))
 }

@@ -4,17 +4,18 @@ import NIOHTTPTypes
 /// Closes a connection that takes none of the bytes the server has for it for `timeout`: nginx's `send_timeout`.
 ///
 /// The clock runs only while a response part waits to reach the socket, and starts again whenever one does, so a
-/// client that reads slowly but steadily is never cut, and an idle keep-alive connection is left to the idle
+/// client that reads slowly but steadily is not cut, and an idle keep-alive connection is left to the idle
 /// timeout. A client that stopped reading (a phone asleep with the change feed open, a consumer stuck in a pause)
 /// is closed: its pending writes fail, which ends the handler writing to it (a change stream frees its follower's
 /// slot), and it costs the server no more than the socket's buffers and the parts waiting above them.
-/// Body parts go on in slices of `sliceBytes`, so that progress within one large body is seen too; the size of
-/// NIO's outbound high-water mark, so that a page of a common size goes on whole.
+/// NIO tells when a part is written whole, not when some of its bytes are, so body parts go on in slices of
+/// `sliceBytes`, and progress within one large body is seen. (The kernel takes more of a full socket's bytes only once
+/// it has sent about a third of what it holds: progress is seen per slice or per that third, whichever is more.)
 final class SendTimeout: ChannelOutboundHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
-    static let sliceBytes = 64 * 1024
+    static let sliceBytes = 16 * 1024
 
     private let timeout: TimeAmount
     private let onTimeout: @Sendable (SocketAddress?) -> Void

@@ -36,10 +36,17 @@ struct FieldReader {
         }
     }
 
+    /// A number JSON writes with a fraction or an exponent that is still a whole number (`38.0`, `3.8e1`), as JSON
+    /// Schema's `integer` allows; exact up to 2^53.
+    static func integral(_ text: String) -> Int? {
+        guard let value = Double(text), value == value.rounded(), abs(value) <= 9_007_199_254_740_992 else { return nil }
+        return Int(value)
+    }
+
     func integer(_ name: String) throws(RecordError) -> Int? {
         switch members[name] {
         case .number(let text):
-            guard let value = Int(text) else { throw RecordError("\(name) must be an integer, got \(text)") }
+            guard let value = Int(text) ?? Self.integral(text) else { throw RecordError("\(name) must be an integer, got \(text)") }
             return value
         case nil, .null: return nil
         case .some(let other): throw RecordError("\(name) must be an integer, got \(other.typeName)")

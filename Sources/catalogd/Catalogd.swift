@@ -123,8 +123,8 @@ extension Catalogd {
         var idleTimeout: String?
         @Option(
             help: """
-                A connection that takes none of the bytes waiting for it this long is closed, e.g. 30s; a client reading slowly \
-                but steadily is never cut (CATALOG_SEND_TIMEOUT; default 30s).
+                A connection that takes none of the bytes waiting for it this long is closed, e.g. 30s; a client reading a few \
+                kilobytes a second is not (CATALOG_SEND_TIMEOUT; default 30s).
                 """)
         var sendTimeout: String?
         @Option(

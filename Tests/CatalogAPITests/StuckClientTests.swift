@@ -36,21 +36,22 @@ struct SilentFollower {
     /// Connects with a small receive buffer and the segment size of a mobile network, and sends `request`. Over
     /// loopback's 64 KiB segments the server's kernel would take megabytes for the connection before it filled;
     /// with 536-byte segments it takes under 200 KiB, as over the Internet.
-    static func connect(port: Int, request: [UInt8]) async throws -> SilentFollower {
+    static func connect(port: Int, request: [UInt8], bytesPerRead: Int = 1) async throws -> SilentFollower {
         let received = ReceivedBytes()
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.autoRead, value: false)
             .channelOption(.socketOption(.so_rcvbuf), value: 4096)
             .channelOption(ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: TCP_MAXSEG)), value: 536)
-            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 1))
+            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: bytesPerRead))
+            .channelOption(.maxMessagesPerRead, value: 1)
             .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(received) } }
             .connect(host: "127.0.0.1", port: port).get()
         try await channel.writeAndFlush(ByteBuffer(bytes: request))
         return SilentFollower(channel: channel, received: received)
     }
 
-    /// Reads one byte, if one has arrived.
-    func readOneByte() { channel.read() }
+    /// Reads once: at most `bytesPerRead` bytes, if any have arrived.
+    func readOnce() { channel.read() }
 
     func close() async { try? await channel.close() }
 }
@@ -117,7 +118,11 @@ extension StoppingSuites {
         /// The reproduction of the stuck stop: 30 followers that never read, each with more history to send than its socket
         /// takes (6,000 changes; `scripts/shutdown.py` runs it with 30,000 on the real binary), then a stop.
         @Test(arguments: StoreBackend.available) func aStopEndsWithinItsTimeoutWhileFollowersStopReading(_ backend: StoreBackend) async throws {
-            let service = try await RunningService.start(backend) { $0.shutdownTimeout = .seconds(2) }
+            // A send timeout far longer than the test, so that the followers are still there when the stop begins.
+            let service = try await RunningService.start(backend) {
+                $0.shutdownTimeout = .seconds(2)
+                $0.sendTimeout = .seconds(600)
+            }
             defer { service.testStore.remove() }
             try await seedCatalogue(service.components.store, products: 6_000)
             let lastSeq = try await service.components.store.versions().lastSeq
@@ -128,6 +133,7 @@ extension StoppingSuites {
             // Every stream has filled its socket and waits for room once the process stops working.
             let idle = await processIsIdle()
             #expect(idle, "the streams were still writing")
+            #expect(service.sample(StoppingSuites.streamSeries) == 30, "the followers left before the stop")
 
             let took = try await service.stop()
             #expect(took < .seconds(3), "the stop took \(took)")
@@ -162,7 +168,7 @@ extension StoppingSuites {
             let started = ContinuousClock.now
             var seconds = 0
             while seconds < 8 || (service.sample(StoppingSuites.streamSeries) > 1 && seconds < 40) {
-                slow.readOneByte()
+                slow.readOnce()
                 _ = try await store.upsertProducts([try slowProduct(seconds)], author: "api")
                 seconds += 1
                 try await Task.sleep(until: started + .seconds(seconds))
@@ -200,6 +206,26 @@ extension StoppingSuites {
             }
             let admitted = try await RawConnection.exchange(port: port, request: StoppingSuites.streamRequest) { $0.contains("retry: 2000") }
             #expect(admitted.received.hasPrefix("HTTP/1.1 200"), "\(admitted.received.prefix(200))")
+            _ = try await service.stop()
+        }
+
+        /// A follower with much history to catch up on, taking 40 KB a second: its writes wait for the socket all along,
+        /// longer than the send timeout, but each time some reach it the clock starts again, so it is not cut.
+        @Test func aFollowerCatchingUpSlowlyButSteadilyIsNotCut() async throws {
+            let service = try await RunningService.start(.sqlite) { $0.sendTimeout = .seconds(3) }
+            defer { service.testStore.remove() }
+            try await seedCatalogue(service.components.store, products: 6_000)
+            let reader = try await SilentFollower.connect(port: service.port, request: StoppingSuites.streamRequest, bytesPerRead: 4_000)
+            let started = ContinuousClock.now
+            for tick in 1...80 {
+                reader.readOnce()
+                try await Task.sleep(until: started + .milliseconds(100 * tick))
+            }
+            #expect(reader.received.total > 150_000, "read \(reader.received.total) bytes")
+            #expect(reader.received.total < 700_000, "read \(reader.received.total) bytes: the history was not left waiting")
+            #expect(service.sample(Self.sendTimeoutSeries) == 0)
+            #expect(service.sample(StoppingSuites.streamSeries) == 1)
+            await reader.close()
             _ = try await service.stop()
         }
 

@@ -105,6 +105,19 @@ struct RecordTests {
         #expect(blanks.updatedAt == nil)
     }
 
+    /// JSON Schema's `integer` is any whole number, however written (the API description says `integer`).
+    @Test func aWholeNumberWrittenWithAFractionOrAnExponentIsAnInteger() throws {
+        for (text, stock) in [("38", 38), ("38.0", 38), ("3.8e1", 38), ("0.0", 0), ("1E2", 100)] {
+            let product = try Product(json: try json(#"{"sku": "A", "title": "n", "category": "c", "price": 1, "stock": \#(text)}"#))
+            #expect(product.stock == stock, "\(text)")
+        }
+        for text in ["38.5", "1e400", "1e17"] {
+            #expect(throws: RecordError.self, "\(text)") {
+                try Product(json: try json(#"{"sku": "A", "title": "n", "category": "c", "price": 1, "stock": \#(text)}"#))
+            }
+        }
+    }
+
     @Test(arguments: [
         (#"{"title": "n", "category": "c", "price": 1}"#, "serial_code or sku is missing"),
         (#"{"sku": "A", "category": "c", "price": 1}"#, "name or title is missing"),

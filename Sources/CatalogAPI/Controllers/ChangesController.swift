@@ -24,8 +24,9 @@ struct ChangesController<Context: RequestContext> {
     let clients: FeedClients
     /// Changes a stream may trail the history by before it is told to resume later.
     var maximumLag = Self.defaultMaximumLag
-    /// Changes read from the store per wake-up of a stream.
-    var streamBatchSize = 500
+    /// Changes read from the store per wake-up of a stream: a stream whose client does not read holds at most two
+    /// batches' events (one waiting to be written, one partly written), about 19 KB each.
+    var streamBatchSize = 100
     /// Time between comments on an idle stream; a client that has gone is noticed at the next one.
     var heartbeatInterval = Self.defaultHeartbeatInterval
 
@@ -101,7 +102,7 @@ struct ChangesController<Context: RequestContext> {
         writer.objectStart()
         writer.key("results")
         writer.arrayStart()
-        for change in slice.changes { Self.write(change, into: &writer) }
+        for change in slice.changes { change.write(into: &writer) }
         writer.arrayEnd()
         writer.key("last_seq")
         // Where to resume: after the last change shown, or after everything read when nothing of interest is left.
@@ -110,19 +111,6 @@ struct ChangesController<Context: RequestContext> {
         writer.int(slice.pending)
         writer.objectEnd()
         return try JSONResponder.negotiatedJSON(request, bytes: writer.bytes, headers: [.cacheControl: "no-store"])
-    }
-
-    static func write(_ change: Change, into writer: inout JSONWriter) {
-        writer.objectStart()
-        writer.key("seq")
-        writer.int(change.seq)
-        for (name, value) in [
-            ("entity", change.entity.rawValue), ("key", change.key), ("op", change.op.rawValue), ("author", change.author), ("at", change.at),
-        ] {
-            writer.key(name)
-            writer.string(value)
-        }
-        writer.objectEnd()
     }
 
     /// The last event of a stream the server ends: where the client resumes.
@@ -163,33 +151,25 @@ struct ChangesController<Context: RequestContext> {
                         try? await writer.write(Self.shutdownEvent(resumingFrom: last))
                         break streaming
                     }
-                    let slice: ChangeSlice
+                    // The changes read are dropped once rendered: a stream waiting for its client holds only bytes.
+                    let batch: EventBatch
                     do {
-                        slice = try await store.changes(since: last, limit: batchSize, entity: entity)
+                        batch = EventBatch(try await store.changes(since: last, limit: batchSize, entity: entity))
                     } catch is HistoryGone {
                         try await writer.write(ByteBuffer(string: "event: gone\ndata: {\"resume_from\": \(last)}\n\n"))
                         break streaming
                     }
-                    if !slice.changes.isEmpty {
-                        var events = ByteBuffer()
-                        events.reserveCapacity(slice.changes.count * 192)
-                        for change in slice.changes {
-                            var json = JSONWriter(capacity: 160)
-                            Self.write(change, into: &json)
-                            events.writeString("id: \(change.seq)\nevent: change\ndata: ")
-                            events.writeBytes(json.bytes)
-                            events.writeString("\n\n")
-                        }
+                    if let events = batch.events {
                         try await writer.write(events)
-                        last = slice.changes.last?.seq ?? last
-                        if slice.pending > maximumLag {
+                        last = batch.lastChangeSeq ?? last
+                        if batch.pending > maximumLag {
                             try await writer.write(
-                                ByteBuffer(string: "event: lagging\ndata: {\"resume_from\": \(last), \"pending\": \(slice.pending)}\n\n"))
+                                ByteBuffer(string: "event: lagging\ndata: {\"resume_from\": \(last), \"pending\": \(batch.pending)}\n\n"))
                             break streaming
                         }
-                        if slice.pending > 0 { continue }
+                        if batch.pending > 0 { continue }
                     }
-                    last = max(last, slice.lastSeq)
+                    last = max(last, batch.lastSeq)
                     guard let seq = await notifier.wait(after: last, timeout: heartbeatInterval) else {
                         try await writer.write(Self.shutdownEvent(resumingFrom: last))
                         break streaming
