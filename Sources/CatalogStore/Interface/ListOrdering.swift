@@ -8,12 +8,17 @@ public struct ListOrdering: Sendable {
     /// The fields that hold integers (a price in millionths); every other holds text. None is ever null.
     public let integerFields: Set<String>
 
+    /// The ordering of a search's matches, best first (`SearchFields` ranks them), then by key.
+    public static let relevance = "relevance"
+
     public static let films = ListOrdering(
-        fields: ["director", "episode_id", "release_date", "title"], defaultOrdering: "episode_id", integerFields: ["episode_id"])
+        fields: ["director", "episode_id", "release_date", relevance, "title"], defaultOrdering: "episode_id",
+        integerFields: ["episode_id", relevance])
     public static let products = ListOrdering(
-        fields: ["category", "name", "price", "serial_code", "stock", "updated_at"], defaultOrdering: "serial_code",
-        integerFields: ["price", "stock"])
-    public static let categories = ListOrdering(fields: ["name", "product_count"], defaultOrdering: "name", integerFields: ["product_count"])
+        fields: ["category", "name", "price", relevance, "serial_code", "stock", "updated_at"], defaultOrdering: "serial_code",
+        integerFields: ["price", relevance, "stock"])
+    public static let categories = ListOrdering(
+        fields: ["name", "product_count", relevance], defaultOrdering: "name", integerFields: ["product_count", relevance])
     public static let imports = ListOrdering(fields: ["id"], defaultOrdering: "-id", integerFields: ["id"])
 
     /// The key's field.

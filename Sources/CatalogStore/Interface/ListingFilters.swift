@@ -2,7 +2,7 @@ import CatalogModel
 
 public struct FilmFilter: Sendable {
     public var director: String?
-    /// Matched against title, director and producer.
+    /// Words matched against title, director, producer and opening crawl (`SearchQuery`, `SearchFields.films`).
     public var search: String?
 
     public init(director: String? = nil, search: String? = nil) {
@@ -17,7 +17,7 @@ public struct ProductFilter: Sendable {
     public var minimumPrice: Price?
     public var maximumPrice: Price?
     public var inStock: Bool?
-    /// Matched against name, description and brand.
+    /// Words matched against name, brand, description and category (`SearchQuery`, `SearchFields.products`).
     public var search: String?
 
     public init(
@@ -39,7 +39,7 @@ public struct ProductFilter: Sendable {
 }
 
 public struct CategoryFilter: Sendable {
-    /// Matched against the name.
+    /// Words matched against the name (`SearchQuery`).
     public var search: String?
 
     public init(search: String? = nil) {

@@ -7,8 +7,10 @@ extension PostgresCatalogStore {
         try await transaction(.read) { connection in
             var conditions = PostgresConditions()
             if let director = filter.director { conditions.add("director = \(conditions.parameter(director))") }
-            conditions.addSearch(filter.search, columns: ["title", "director", "producer"])
-            return try await page(.films, connection, request: request, conditions: conditions, decode: PostgresRows.film) { rows in
+            conditions.addSearch(filter.searchQuery, .films)
+            let listing = PostgresListing.films.ranking(filter.searchQuery, &conditions)
+            let request = try request.ranked(by: filter.searchQuery)
+            return try await page(listing, connection, request: request, conditions: conditions, decode: PostgresRows.film) { rows in
                 try await PostgresRows.attachLinks(to: &rows, connection, logger: logger)
             }
         }
@@ -35,8 +37,10 @@ extension PostgresCatalogStore {
             } else if let category = filter.category, conditions.clauses.count == 1 {
                 count = "SELECT product_count FROM categories WHERE name = \(conditions.parameter(category))"
             }
-            return try await PostgresListing.products.page(
-                connection, request: request, conditions: conditions, count: count, store: description, logger: logger, into: rows
+            let listing = PostgresListing.products.ranking(filter.searchQuery, &conditions)
+            return try await listing.page(
+                connection, request: try request.ranked(by: filter.searchQuery), conditions: conditions, count: count, store: description,
+                logger: logger, into: rows
             ) { rows, row in try PostgresRows.withStoredProduct(row) { rows.append($0) } }
         }
     }
@@ -53,8 +57,10 @@ extension PostgresCatalogStore {
     public func categories(_ filter: CategoryFilter, page request: PageRequest) async throws -> Page<[CategoryRow]> {
         try await transaction(.single) { connection in
             var conditions = PostgresConditions()
-            conditions.addSearch(filter.search, columns: ["name"])
-            return try await page(.categories, connection, request: request, conditions: conditions, decode: PostgresRows.category)
+            conditions.addSearch(filter.searchQuery, .categories)
+            let listing = PostgresListing.categories.ranking(filter.searchQuery, &conditions)
+            let request = try request.ranked(by: filter.searchQuery)
+            return try await page(listing, connection, request: request, conditions: conditions, decode: PostgresRows.category)
         }
     }
 

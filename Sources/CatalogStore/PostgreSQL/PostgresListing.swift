@@ -27,16 +27,13 @@ struct PostgresConditions {
         if let minimum = filter.minimumPrice { add("price_micros >= \(parameter(minimum.micros))") }
         if let maximum = filter.maximumPrice { add("price_micros <= \(parameter(maximum.micros))") }
         if let inStock = filter.inStock { add(inStock ? "stock > 0" : "stock = 0") }
-        addSearch(filter.search, columns: ["name", "description", "brand"])
+        addSearch(filter.searchQuery, .products)
     }
 
-    /// Adds a case-insensitive substring match over `columns`.
-    mutating func addSearch(_ text: String?, columns: [String]) {
-        guard let text, !text.isEmpty else { return }
-        let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-            .replacingOccurrences(of: "_", with: "\\_")
-        let pattern = parameter("%\(escaped)%")
-        clauses.append("(" + columns.map { "\($0) ILIKE \(pattern) ESCAPE '\\'" }.joined(separator: " OR ") + ")")
+    /// Adds the match of `search` in `index` (`SearchQuery` says what matches).
+    mutating func addSearch(_ search: SearchQuery?, _ index: PostgresSearchIndex) {
+        guard let search else { return }
+        add(index.condition(search, &self))
     }
 
     var whereSQL: String { clauses.isEmpty ? "" : "WHERE " + clauses.joined(separator: " AND ") }
@@ -50,15 +47,27 @@ struct PostgresListing {
     let ordering: ListOrdering
     /// The SQL expression of each field whose column is named otherwise.
     var expressions: [String: String] = [:]
+    /// The column a search reads, when the resource has one.
+    var searchIndex: PostgresSearchIndex?
+
+    /// The listing with `relevance` ranking the matches of `search`, its parameters added to `conditions`.
+    func ranking(_ search: SearchQuery?, _ conditions: inout PostgresConditions) -> PostgresListing {
+        guard let search, let searchIndex else { return self }
+        var ranked = self
+        ranked.expressions[ListOrdering.relevance] = searchIndex.rank(search, &conditions)
+        return ranked
+    }
 
     /// How many times an empty page is read before giving up, when commits keep filling it in between.
     static let emptyPageAttempts = 3
 
-    static let films = PostgresListing(table: "films", columns: PostgresRows.filmColumns, keyColumn: "episode_id", ordering: .films)
+    static let films = PostgresListing(
+        table: "films", columns: PostgresRows.filmColumns, keyColumn: "episode_id", ordering: .films, searchIndex: .films)
     static let products = PostgresListing(
         table: "products", columns: PostgresRows.productColumns, keyColumn: "serial_code", ordering: .products,
-        expressions: ["price": "price_micros"])
-    static let categories = PostgresListing(table: "categories", columns: "name, product_count", keyColumn: "name", ordering: .categories)
+        expressions: ["price": "price_micros"], searchIndex: .products)
+    static let categories = PostgresListing(
+        table: "categories", columns: "name, product_count", keyColumn: "name", ordering: .categories, searchIndex: .categories)
     static let imports = PostgresListing(table: "imports", columns: PostgresRows.importColumns, keyColumn: "id", ordering: .imports)
 
     /// Reads one page in one statement, so from one snapshot even outside a transaction: its rows, cursors for

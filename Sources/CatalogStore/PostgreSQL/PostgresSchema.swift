@@ -1,4 +1,5 @@
 import CatalogModel
+import CatalogStore
 import Foundation
 import Logging
 import PostgresNIO
@@ -22,7 +23,44 @@ enum PostgresSchema {
         ),
         // A brand's products, and the brand facet's counts, without reading the table.
         ("v3: products by brand", ["CREATE INDEX products_by_brand ON products(brand, serial_code)"]),
+        ("v4: full-text search", searchVectors),
     ]
+
+    /// What a search ignores, as functions a generated column may call (`SearchFolding`): the diacritics of Latin
+    /// letters; and what separates words besides what the text search parser counts as neither letter nor digit,
+    /// ASCII punctuation, which it would otherwise read as parts of e-mail addresses, paths or version numbers.
+    /// `translate` compares characters whatever the column's collation (the `C` of sorted text would make a regular
+    /// expression's `[:alnum:]` ASCII only); the `simple` configuration lowers case by the database's own locale.
+    static let searchFunctions: [String] = {
+        let (letters, bases) = SearchFolding.latinLetters
+        let punctuation = (0x21...0x7E).compactMap(Unicode.Scalar.init).filter { !$0.properties.isAlphabetic && !("0"..."9").contains($0) }
+        let separators = String(String.UnicodeScalarView(punctuation))
+        func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+        let spaces = String(repeating: " ", count: separators.unicodeScalars.count)
+        return [
+            """
+            CREATE FUNCTION catalog_search_fold(text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+            AS $$ SELECT translate($1, \(literal(letters)), \(literal(bases))) $$
+            """,
+            """
+            CREATE FUNCTION catalog_search_words(text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+            AS $$ SELECT translate($1, \(literal(letters + separators)), \(literal(bases + spaces))) $$
+            """,
+        ]
+    }()
+
+    /// Each searched table's `search_vector` (`PostgresSearchIndex`), generated from its row, so that every statement
+    /// writing a row keeps it, and indexed; computed here once for the rows already stored.
+    static let searchVectors: [String] = {
+        let tables: [(String, PostgresSearchIndex)] = [("products", .products), ("films", .films), ("categories", .categories)]
+        return searchFunctions
+            + tables.flatMap { table, index in
+                [
+                    "ALTER TABLE \(table) ADD COLUMN search_vector tsvector GENERATED ALWAYS AS (\(index.vectorExpression)) STORED",
+                    "CREATE INDEX \(table)_search ON \(table) USING gin (search_vector)",
+                ]
+            }
+    }()
 
     /// The statements of a script whose statements end with `;` and a line break.
     static func statements(_ script: String) -> [String] {

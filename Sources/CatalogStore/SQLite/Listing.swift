@@ -13,8 +13,22 @@ struct ListingSpec {
     /// The SQL expression of each field whose column is named otherwise; every sorted expression is backed by
     /// an index or a small table.
     var expressions: [String: String] = [:]
+    /// The arguments of an expression that has parameters, in the order of its placeholders.
+    var expressionArguments: [String: [DatabaseValue]] = [:]
+    /// The index a search reads, when the resource has one.
+    var searchIndex: SearchIndex?
 
     func sortExpression(_ field: String) -> String { expressions[field] ?? field }
+
+    /// The listing with `relevance` ranking the matches of `search`.
+    func ranking(_ search: SearchQuery?) -> ListingSpec {
+        guard let search, let searchIndex else { return self }
+        var ranked = self
+        let rank = searchIndex.rank(search)
+        ranked.expressions["relevance"] = rank.sql
+        ranked.expressionArguments["relevance"] = rank.arguments
+        return ranked
+    }
 
     /// How many rows match `conditions`, over all pages.
     func count(_ source: some SQLiteReading, _ conditions: Conditions) throws -> Int {
@@ -32,10 +46,10 @@ struct Conditions {
         arguments.append(contentsOf: values)
     }
 
-    /// Adds the comparison of a row's position with `cursor`'s.
-    mutating func add(_ position: KeysetComparison, _ comparison: String, _ cursor: ListCursor) {
+    /// Adds the comparison of a row's position with `cursor`'s; `sortArguments` are those of the sort expression.
+    mutating func add(_ position: KeysetComparison, _ comparison: String, _ cursor: ListCursor, sortArguments: [DatabaseValue]) {
         clauses.append(position.condition(comparison, sortValue: "?", key: "?"))
-        if !position.comparesKeyOnly { arguments.append(cursor.sortValue.databaseValue) }
+        if !position.comparesKeyOnly { arguments.append(contentsOf: sortArguments + [cursor.sortValue.databaseValue]) }
         arguments.append(cursor.key.databaseValue)
     }
 
@@ -48,17 +62,15 @@ struct Conditions {
         if let minimum = filter.minimumPrice { add("price_micros >= ?", minimum.micros) }
         if let maximum = filter.maximumPrice { add("price_micros <= ?", maximum.micros) }
         if let inStock = filter.inStock { add(inStock ? "stock > 0" : "stock = 0") }
-        addSearch(filter.search, columns: ["name", "description", "brand"])
+        addSearch(filter.searchQuery, .products)
     }
 
-    /// Adds a case-insensitive substring match over `columns`.
-    mutating func addSearch(_ text: String?, columns: [String]) {
-        guard let text, !text.isEmpty else { return }
-        let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-            .replacingOccurrences(of: "_", with: "\\_")
-        let pattern = "%\(escaped)%"
-        clauses.append("(" + columns.map { "\($0) LIKE ? ESCAPE '\\'" }.joined(separator: " OR ") + ")")
-        arguments.append(contentsOf: columns.map { _ in pattern })
+    /// Adds the match of `search` in `index` (`SearchQuery` says what matches).
+    mutating func addSearch(_ search: SearchQuery?, _ index: SearchIndex) {
+        guard let search else { return }
+        guard !search.matchesNothing else { return add("0") }
+        let condition = index.condition(search)
+        add(condition.sql, condition.argument)
     }
 
     var whereSQL: String { clauses.isEmpty ? "" : "WHERE " + clauses.joined(separator: " AND ") }
@@ -77,11 +89,12 @@ extension ListingSpec {
         let resolved = try ordering.resolve(request)
         let (descending, cursor) = (resolved.descending, resolved.cursor)
         let sortExpression = sortExpression(resolved.field)
+        let sortArguments = expressionArguments[resolved.field] ?? []
         let forward = cursor?.direction != .previous
         let ascendingInQuery = forward != descending
         let position = KeysetComparison(sortExpression: sortExpression, keyColumn: keyColumn)
         var pageConditions = conditions
-        if let cursor { pageConditions.add(position, ascendingInQuery ? ">" : "<", cursor) }
+        if let cursor { pageConditions.add(position, ascendingInQuery ? ">" : "<", cursor, sortArguments: sortArguments) }
         let direction = ascendingInQuery ? "ASC" : "DESC"
         // A page read from a cursor has rows on the cursor's other side when some are at or behind its position (in
         // the query's direction): the page's own statement answers that in a column (SQLite runs the subquery once).
@@ -89,7 +102,7 @@ extension ListingSpec {
         var hasRowsBehind = "0"
         if let cursor {
             behind = conditions
-            behind.add(position, ascendingInQuery ? "<=" : ">=", cursor)
+            behind.add(position, ascendingInQuery ? "<=" : ">=", cursor, sortArguments: sortArguments)
             hasRowsBehind = "EXISTS (SELECT 1 FROM \(table) \(behind.whereSQL))"
         }
         let sql = """
@@ -104,7 +117,8 @@ extension ListingSpec {
         // The row after the page only tells that there is more: it is not read.
         var hasMoreInQueryDirection = false
         var hasRowsBehindCursor = false
-        try source.forEachRow(sql, behind.values + pageConditions.values + [(request.pageSize + 1).databaseValue]) { row, statement in
+        let arguments = sortArguments + behind.values + pageConditions.values + sortArguments + [(request.pageSize + 1).databaseValue]
+        try source.forEachRow(sql, arguments) { row, statement in
             guard count < request.pageSize else {
                 hasMoreInQueryDirection = true
                 return false
@@ -154,22 +168,24 @@ extension ListingSpec {
 extension SQLiteCatalogStore {
     static let filmListing = ListingSpec(
         table: "films", columns: FilmRow.columns, keyColumn: "episode_id",
-        ordering: .films)
+        ordering: .films, searchIndex: .films)
 
     static let productListing = ListingSpec(
         table: "products", columns: ProductRow.columns, keyColumn: "serial_code",
-        ordering: .products, expressions: ["price": "price_micros"])
+        ordering: .products, expressions: ["price": "price_micros"], searchIndex: .products)
 
     static let categoryListing = ListingSpec(
         table: "categories", columns: CategoryRow.columns, keyColumn: "name",
-        ordering: .categories)
+        ordering: .categories, searchIndex: .categories)
 
     public func films(_ filter: FilmFilter, page request: PageRequest) async throws -> Page<[FilmRow]> {
         try await database.read { db in
             var conditions = Conditions()
             if let director = filter.director { conditions.add("director = ?", director) }
-            conditions.addSearch(filter.search, columns: ["title", "director", "producer"])
-            var (rows, next, previous) = try Self.filmListing.page(db, request: request, conditions: conditions, decode: FilmRow.init(row:))
+            conditions.addSearch(filter.searchQuery, .films)
+            let listing = Self.filmListing.ranking(filter.searchQuery)
+            var (rows, next, previous) = try listing.page(
+                db, request: try request.ranked(by: filter.searchQuery), conditions: conditions, decode: FilmRow.init(row:))
             try FilmRow.attachLinks(to: &rows, db)
             let count = try Self.filmListing.count(db, conditions)
             return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db))
@@ -190,6 +206,7 @@ extension SQLiteCatalogStore {
     public func products<Rows: ProductPageRows>(
         _ filter: ProductFilter, page request: PageRequest, into rows: Rows
     ) async throws -> Page<Rows> {
+        let request = try request.ranked(by: filter.searchQuery)
         if try Self.indexAnswers(filter, request) {
             return try directReaders.read { try Self.products(filter, page: request, into: rows, $0) }
         }
@@ -215,7 +232,8 @@ extension SQLiteCatalogStore {
     ) throws -> Page<Rows> {
         var rows = rows
         let conditions = Conditions(products: filter)
-        let (next, previous) = try productListing.page(source, request: request, conditions: conditions, into: &rows) { rows, _, statement in
+        let listing = productListing.ranking(filter.searchQuery)
+        let (next, previous) = try listing.page(source, request: request, conditions: conditions, into: &rows) { rows, _, statement in
             rows.append(ProductColumn.stored(statement))
         }
         // The derived category counts answer the common cases without scanning products.
@@ -224,6 +242,8 @@ extension SQLiteCatalogStore {
             count = Int(try source.integer("SELECT COALESCE(SUM(product_count), 0) FROM categories") ?? 0)
         } else if let category = filter.category, conditions.clauses.count == 1 {
             count = Int(try source.integer("SELECT product_count FROM categories WHERE name = ?", [category.databaseValue]) ?? 0)
+        } else if let search = filter.searchQuery, conditions.clauses.count == 1 {
+            count = try SearchIndex.products.count(search, source)
         } else {
             count = try productListing.count(source, conditions)
         }
@@ -244,8 +264,10 @@ extension SQLiteCatalogStore {
     public func categories(_ filter: CategoryFilter, page request: PageRequest) async throws -> Page<[CategoryRow]> {
         try await database.read { db in
             var conditions = Conditions()
-            conditions.addSearch(filter.search, columns: ["name"])
-            let (rows, next, previous) = try Self.categoryListing.page(db, request: request, conditions: conditions, decode: CategoryRow.init(row:))
+            conditions.addSearch(filter.searchQuery, .categories)
+            let listing = Self.categoryListing.ranking(filter.searchQuery)
+            let (rows, next, previous) = try listing.page(
+                db, request: try request.ranked(by: filter.searchQuery), conditions: conditions, decode: CategoryRow.init(row:))
             let count = try Self.categoryListing.count(db, conditions)
             return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db))
         }

@@ -37,8 +37,46 @@ enum Schema {
             // A brand's products, and the brand facet's counts, without reading the table.
             try db.execute(sql: "CREATE INDEX products_by_brand ON products(brand, serial_code)")
         }
+        migrator.registerMigration("v6: full-text search") { db in
+            // Built once here from the rows already stored; the triggers keep them from then on.
+            try db.execute(sql: searchIndexes)
+        }
         return migrator
     }
+
+    /// The FTS5 tables searches read (`SearchIndex`), over the rows' own text (external content: the words are
+    /// indexed, the text is not stored twice), kept by triggers in the transaction that writes the rows. A row
+    /// rewritten with the same text changes nothing in its index.
+    static let searchIndexes: String = {
+        let tokenizer = "tokenize = 'unicode61 remove_diacritics 2'"
+        func keptIndex(_ index: SearchIndex, of table: String) -> String {
+            let columns = index.fields.columns
+            let list = columns.joined(separator: ", ")
+            func values(_ row: String) -> String { columns.map { "\(row).\($0)" }.joined(separator: ", ") }
+            let changed = columns.map { "OLD.\($0) IS NOT NEW.\($0)" }.joined(separator: " OR ")
+            let remove = "INSERT INTO \(index.table) (\(index.table), rowid, \(list)) VALUES ('delete', OLD.rowid, \(values("OLD")));"
+            let add = "INSERT INTO \(index.table) (rowid, \(list)) VALUES (NEW.rowid, \(values("NEW")));"
+            return """
+                CREATE VIRTUAL TABLE \(index.table) USING fts5(\(list), content = '\(table)', content_rowid = 'rowid', \(tokenizer));
+                CREATE TRIGGER \(index.table)_insert AFTER INSERT ON \(table) BEGIN \(add) END;
+                CREATE TRIGGER \(index.table)_delete AFTER DELETE ON \(table) BEGIN \(remove) END;
+                CREATE TRIGGER \(index.table)_update AFTER UPDATE OF \(list) ON \(table) WHEN \(changed) BEGIN \(remove) \(add) END;
+                INSERT INTO \(index.table) (\(index.table)) VALUES ('rebuild');
+                """
+        }
+        // Categories have no rowid to share: their index holds the names, a few hundred at most.
+        return keptIndex(.products, of: "products") + "\n" + keptIndex(.films, of: "films") + """
+
+            CREATE VIRTUAL TABLE category_search USING fts5(name, \(tokenizer));
+            CREATE TRIGGER category_search_insert AFTER INSERT ON categories BEGIN
+                INSERT INTO category_search (name) VALUES (NEW.name);
+            END;
+            CREATE TRIGGER category_search_delete AFTER DELETE ON categories BEGIN
+                DELETE FROM category_search WHERE name = OLD.name;
+            END;
+            INSERT INTO category_search (name) SELECT name FROM categories;
+            """
+    }()
 
     static let importRejections = """
         CREATE TABLE import_rejections (

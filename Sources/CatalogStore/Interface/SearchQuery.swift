@@ -1,0 +1,56 @@
+/// Search text as every store matches it: words and quoted phrases, each required, as whole words, ignoring case
+/// and Latin diacritics (`SearchFolding`), the last word also as the start of a word while it is being typed.
+///
+/// Only letters and digits make words; everything else separates them, so that operators of either engine's query
+/// language (`AND`, `NEAR`, `*`, `:`, `-`, `|`) typed by a user are never passed on: `AND` is a word like any other,
+/// and text with no letter or digit matches nothing. A double quote opens a phrase when another one closes it;
+/// an unbalanced quote separates words.
+public struct SearchQuery: Sendable, Equatable {
+    public enum Part: Sendable, Equatable {
+        /// A whole word.
+        case word(String)
+        /// A word or the start of one: the last word of text that ends in it.
+        case prefix(String)
+        /// Words next to each other, in this order.
+        case phrase([String])
+    }
+
+    /// The longest search a store is asked for, in parts: engines' costs grow with each term.
+    public static let maximumParts = 16
+
+    public let parts: [Part]
+
+    public init(_ text: String) {
+        var parts: [Part] = []
+        var word = ""
+        var phrase: [String]?
+        let characters = Array(text)
+        var closingQuotes = characters.filter { $0 == "\"" }.count
+        func endWord() {
+            guard !word.isEmpty else { return }
+            if phrase != nil { phrase?.append(word) } else { parts.append(.word(word)) }
+            word = ""
+        }
+        for character in characters {
+            if character.isLetter || character.isNumber {
+                word.append(character)
+                continue
+            }
+            endWord()
+            guard character == "\"" else { continue }
+            closingQuotes -= 1
+            if let words = phrase {
+                parts.append(contentsOf: words.count == 1 ? [.word(words[0])] : words.isEmpty ? [] : [.phrase(words)])
+                phrase = nil
+            } else if closingQuotes > 0 {
+                phrase = []
+            }
+        }
+        // Text that ends in a word is still being typed; a quote always closes before the end.
+        if !word.isEmpty { parts.append(.prefix(word)) }
+        self.parts = Array(parts.prefix(Self.maximumParts))
+    }
+
+    /// Whether nothing can match: the text held no letter or digit.
+    public var matchesNothing: Bool { parts.isEmpty }
+}
