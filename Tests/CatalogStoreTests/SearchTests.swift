@@ -105,6 +105,16 @@ struct SearchTests {
         let store = temporary.store
         var random = SplitMix64(seed: 2026)
         var rows: [String: Product] = [:]
+        // Ties are in the order rows were first stored: a row deleted and stored again comes last.
+        var stored: [String: Int] = [:]
+        var storedSoFar = 0
+        func remember(_ product: Product) {
+            if rows[product.serialCode] == nil {
+                storedSoFar += 1
+                stored[product.serialCode] = storedSoFar
+            }
+            rows[product.serialCode] = product
+        }
         func generated(_ key: String) throws -> Product {
             func text(_ count: ClosedRange<Int>) -> String {
                 (0..<Int.random(in: count, using: &random)).map { _ in SearchReference.vocabulary.randomElement(using: &random) ?? "" }
@@ -117,13 +127,15 @@ struct SearchTests {
         }
         func write(_ products: [Product]) async throws {
             _ = try await store.upsertProducts(products, author: "api")
-            for product in products { rows[product.serialCode] = product }
+            for product in products { remember(product) }
         }
         func compare(_ stage: String) async throws {
             for query in SearchReference.queries {
                 let parsed = SearchQuery(query)
-                let expected = rows.values.compactMap { product in SearchReference.rank(parsed, product).map { ($0, product.serialCode) } }
-                    .sorted { $0 < $1 }.map(\.1)
+                let expected = rows.values.compactMap { product in
+                    SearchReference.rank(parsed, product).map { ($0, stored[product.serialCode] ?? 0, product.serialCode) }
+                }
+                .sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.2)
                 var walked: [String] = []
                 var request = PageRequest(pageSize: 4)
                 var last: Page<[ProductRow]>?
@@ -171,7 +183,7 @@ struct SearchTests {
                 under: claim)
             await claim.release()
             for key in imported.subtracting(listing.map(\.serialCode)) { rows[key] = nil }
-            for product in listing { rows[product.serialCode] = product }
+            for product in listing { remember(product) }
             imported = Set(listing.map(\.serialCode))
         }
         let listing = try (0..<70).filter { $0 % 5 != 0 }.map { index in
@@ -185,6 +197,29 @@ struct SearchTests {
             try listing.enumerated().filter { $0.offset % 4 != 1 }.map { $0.offset % 3 == 0 ? try generated($0.element.serialCode) : $0.element })
         try await compare("imported again")
         #expect(try await store.check().isEmpty)
+    }
+}
+
+extension SearchTests {
+    /// `check` compares each search index with the rows: here, behind the store's back, the index stops following
+    /// the rows (SQLite: a trigger dropped; PostgreSQL: the folding function replaced).
+    @Test(arguments: StoreBackend.available) func checkFindsASearchIndexThatNoLongerFollowsTheRows(_ backend: StoreBackend) async throws {
+        let temporary = try await TestStore.open(backend)
+        defer { temporary.remove() }
+        _ = try await temporary.store.upsertProducts(
+            [Product(serialCode: "A", name: "Desk lamp", category: "c", price: try Price(parsing: "1"))], author: "api")
+        #expect(try await temporary.store.check().isEmpty)
+        switch backend {
+        case .sqlite:
+            try await temporary.executeRaw("DROP TRIGGER product_search_update", [])
+            try await temporary.executeRaw("UPDATE products SET name = 'Chair' WHERE serial_code = 'A'", [])
+        case .postgres:
+            try await temporary.executeRaw(
+                "CREATE OR REPLACE FUNCTION catalog_search_words(text) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'changed' $$", [])
+        }
+        let problems = try await temporary.store.check()
+        #expect(!problems.isEmpty)
+        #expect(problems.allSatisfy { $0.hasPrefix("search index") })
     }
 }
 

@@ -6,7 +6,7 @@ extension PostgresCatalogStore {
         try await transaction(.read) { [logger] connection in
             var counts: [(field: ProductFacetField, values: [FacetValue])] = []
             for field in fields {
-                var selected = PostgresConditions(products: filter)
+                var selected = PostgresListing.products.selecting(PostgresConditions(products: filter), filter.searchQuery)
                 let column = field.rawValue
                 selected.add("\(column) != ''")
                 let sql =

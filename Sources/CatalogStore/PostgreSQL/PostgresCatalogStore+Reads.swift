@@ -5,12 +5,11 @@ import PostgresNIO
 extension PostgresCatalogStore {
     public func films(_ filter: FilmFilter, page request: PageRequest) async throws -> Page<[FilmRow]> {
         try await transaction(.read) { connection in
-            var conditions = PostgresConditions()
-            if let director = filter.director { conditions.add("director = \(conditions.parameter(director))") }
-            conditions.addSearch(filter.searchQuery, .films)
-            let listing = PostgresListing.films.ranking(filter.searchQuery, &conditions)
+            var filters = PostgresConditions()
+            if let director = filter.director { filters.add("director = \(filters.parameter(director))") }
             let request = try request.ranked(by: filter.searchQuery)
-            return try await page(listing, connection, request: request, conditions: conditions, decode: PostgresRows.film) { rows in
+            return try await page(.films, connection, request: request, filters: filters, search: filter.searchQuery, decode: PostgresRows.film) {
+                rows in
                 try await PostgresRows.attachLinks(to: &rows, connection, logger: logger)
             }
         }
@@ -28,18 +27,19 @@ extension PostgresCatalogStore {
     public func products<Rows: ProductPageRows>(
         _ filter: ProductFilter, page request: PageRequest, into rows: Rows
     ) async throws -> Page<Rows> {
-        try await transaction(.single) { connection in
-            var conditions = PostgresConditions(products: filter)
+        let request = try request.ranked(by: filter.searchQuery)
+        let listing = PostgresListing.products
+        return try await transaction(try listing.isRanked(request, filter.searchQuery) ? .read : .single) { connection in
+            var filters = PostgresConditions(products: filter)
             // The derived category counts answer the common cases without scanning products.
             var count: String?
             if filter.isEmpty {
                 count = "SELECT SUM(product_count) FROM categories"
-            } else if let category = filter.category, conditions.clauses.count == 1 {
-                count = "SELECT product_count FROM categories WHERE name = \(conditions.parameter(category))"
+            } else if let category = filter.category, filters.clauses.count == 1, filter.searchQuery == nil {
+                count = "SELECT product_count FROM categories WHERE name = \(filters.parameter(category))"
             }
-            let listing = PostgresListing.products.ranking(filter.searchQuery, &conditions)
             return try await listing.page(
-                connection, request: try request.ranked(by: filter.searchQuery), conditions: conditions, count: count, store: description,
+                connection, request: request, filters: filters, search: filter.searchQuery, count: count, store: description,
                 logger: logger, into: rows
             ) { rows, row in try PostgresRows.withStoredProduct(row) { rows.append($0) } }
         }
@@ -55,12 +55,10 @@ extension PostgresCatalogStore {
     }
 
     public func categories(_ filter: CategoryFilter, page request: PageRequest) async throws -> Page<[CategoryRow]> {
-        try await transaction(.single) { connection in
-            var conditions = PostgresConditions()
-            conditions.addSearch(filter.searchQuery, .categories)
-            let listing = PostgresListing.categories.ranking(filter.searchQuery, &conditions)
-            let request = try request.ranked(by: filter.searchQuery)
-            return try await page(listing, connection, request: request, conditions: conditions, decode: PostgresRows.category)
+        let request = try request.ranked(by: filter.searchQuery)
+        return try await transaction(try PostgresListing.categories.isRanked(request, filter.searchQuery) ? .read : .single) { connection in
+            try await page(
+                .categories, connection, request: request, filters: PostgresConditions(), search: filter.searchQuery, decode: PostgresRows.category)
         }
     }
 
@@ -72,14 +70,14 @@ extension PostgresCatalogStore {
         }
     }
 
-    /// One page of `listing` on `connection`, in one statement: its rows, completed by `complete` (their links,
-    /// say: run it in a `.read` transaction then), the count over all pages, and the versions.
+    /// One page of `listing` on `connection`: its rows, completed by `complete` (their links, say: run it in a
+    /// `.read` transaction then), the count over all pages, and the versions.
     func page<Row: Sendable>(
-        _ listing: PostgresListing, _ connection: PostgresConnection, request: PageRequest, conditions: PostgresConditions,
-        decode: (PostgresRandomAccessRow) throws -> Row, complete: (inout [Row]) async throws -> Void = { _ in }
+        _ listing: PostgresListing, _ connection: PostgresConnection, request: PageRequest, filters: PostgresConditions,
+        search: SearchQuery?, decode: (PostgresRandomAccessRow) throws -> Row, complete: (inout [Row]) async throws -> Void = { _ in }
     ) async throws -> Page<[Row]> {
         var page = try await listing.page(
-            connection, request: request, conditions: conditions, count: nil, store: description, logger: logger, into: []
+            connection, request: request, filters: filters, search: search, count: nil, store: description, logger: logger, into: []
         ) { rows, row in rows.append(try decode(row)) }
         try await complete(&page.rows)
         return page

@@ -20,14 +20,13 @@ struct PostgresConditions {
 
     init() {}
 
-    /// The conditions that select the products `filter` names.
+    /// The conditions that select the products `filter` names, but for its search (`PostgresListing.selecting`).
     init(products filter: ProductFilter) {
         if let category = filter.category { add("category = \(parameter(category))") }
         if let brand = filter.brand { add("brand = \(parameter(brand))") }
         if let minimum = filter.minimumPrice { add("price_micros >= \(parameter(minimum.micros))") }
         if let maximum = filter.maximumPrice { add("price_micros <= \(parameter(maximum.micros))") }
         if let inStock = filter.inStock { add(inStock ? "stock > 0" : "stock = 0") }
-        addSearch(filter.searchQuery, .products)
     }
 
     /// Adds the match of `search` in `index` (`SearchQuery` says what matches).
@@ -49,14 +48,6 @@ struct PostgresListing {
     var expressions: [String: String] = [:]
     /// The column a search reads, when the resource has one.
     var searchIndex: PostgresSearchIndex?
-
-    /// The listing with `relevance` ranking the matches of `search`, its parameters added to `conditions`.
-    func ranking(_ search: SearchQuery?, _ conditions: inout PostgresConditions) -> PostgresListing {
-        guard let search, let searchIndex else { return self }
-        var ranked = self
-        ranked.expressions[ListOrdering.relevance] = searchIndex.rank(search, &conditions)
-        return ranked
-    }
 
     /// How many times an empty page is read before giving up, when commits keep filling it in between.
     static let emptyPageAttempts = 3

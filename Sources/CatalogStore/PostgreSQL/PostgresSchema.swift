@@ -24,6 +24,17 @@ enum PostgresSchema {
         // A brand's products, and the brand facet's counts, without reading the table.
         ("v3: products by brand", ["CREATE INDEX products_by_brand ON products(brand, serial_code)"]),
         ("v4: full-text search", searchVectors),
+        // A search's matches are read rank by rank in the order the rows were first stored (`RankedWalk`), as SQLite
+        // reads them by rowid; existing rows are numbered as they lie.
+        (
+            "v5: rows numbered in the order they are stored",
+            ["products", "categories"].flatMap { table in
+                [
+                    "ALTER TABLE \(table) ADD COLUMN row_order bigserial",
+                    "CREATE UNIQUE INDEX \(table)_by_row_order ON \(table)(row_order)",
+                ]
+            }
+        ),
     ]
 
     /// What a search ignores, as functions a generated column may call (`SearchFolding`): the diacritics of Latin

@@ -7,10 +7,13 @@ import CatalogStore
 /// D in rank order, so that one vector tells in which column a word is: a rank is a match restricted to weights.
 struct PostgresSearchIndex {
     let fields: SearchFields
+    /// The column that numbers the rows in the order they were first stored, indexed: a rank's matches are read in
+    /// its order (`RankedWalk`). Films are numbered by their key.
+    let orderColumn: String
 
-    static let products = PostgresSearchIndex(fields: .products)
-    static let films = PostgresSearchIndex(fields: .films)
-    static let categories = PostgresSearchIndex(fields: .categories)
+    static let products = PostgresSearchIndex(fields: .products, orderColumn: "row_order")
+    static let films = PostgresSearchIndex(fields: .films, orderColumn: "episode_id")
+    static let categories = PostgresSearchIndex(fields: .categories, orderColumn: "row_order")
 
     private static let weightLetters = Array("ABCD")
 
@@ -47,14 +50,11 @@ struct PostgresSearchIndex {
         return "search_vector @@ to_tsquery('simple'::regconfig, catalog_search_fold(\(conditions.parameter(tsquery(query, columns: columns)))))"
     }
 
-    /// A row's rank for `query`, 0 for the best: the first group of `fields.ranks` whose columns hold a match.
-    func rank(_ query: SearchQuery, _ conditions: inout PostgresConditions) -> String {
-        let better = fields.ranks.indices.dropLast()
-        // A constant alone in ORDER BY would name a column of the result.
-        guard !better.isEmpty, !query.matchesNothing else { return "CAST(0 AS bigint)" }
-        let cases = better.map { rank in
-            "WHEN \(condition(query, columns: fields.columns(throughRank: rank), &conditions)) THEN \(rank)"
-        }
-        return "CASE \(cases.joined(separator: " ")) ELSE \(fields.ranks.count - 1) END"
+    /// The condition that selects the matches of `query` in `rank` and no better one.
+    func condition(_ query: SearchQuery, rank: Int, _ conditions: inout PostgresConditions) -> String {
+        guard !query.matchesNothing else { return "false" }
+        var text = tsquery(query, columns: fields.columns(throughRank: rank))
+        if rank > 0 { text = "(\(text)) & !(\(tsquery(query, columns: fields.columns(throughRank: rank - 1))))" }
+        return "search_vector @@ to_tsquery('simple'::regconfig, catalog_search_fold(\(conditions.parameter(text))))"
     }
 }

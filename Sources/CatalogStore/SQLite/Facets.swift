@@ -23,7 +23,7 @@ extension SQLiteCatalogStore {
         }
         let column = field.rawValue
         // Products without a brand hold ''; they are not a value of the facet.
-        var selected = Conditions(products: filter)
+        var selected = productListing.selecting(Conditions(products: filter), filter.searchQuery)
         selected.add("\(column) != ''")
         return (
             "SELECT \(column) AS value, COUNT(*) AS count FROM products \(selected.whereSQL) GROUP BY \(column) ORDER BY count DESC, value LIMIT ?",

@@ -141,7 +141,8 @@ extension SQLiteCatalogStore {
 
     public func importReports(page request: PageRequest) async throws -> Page<[ImportReport]> {
         try await database.read { db in
-            var (rows, next, previous) = try Self.importListing.page(db, request: request, conditions: Conditions(), decode: Self.decodeReport)
+            var (rows, next, previous) = try Self.importListing.page(
+                db, request: request, filters: Conditions(), search: nil, decode: Self.decodeReport)
             try ImportRejections.attach(to: &rows, db)
             let count = try Self.importListing.count(db, Conditions())
             return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db))

@@ -13,22 +13,10 @@ struct ListingSpec {
     /// The SQL expression of each field whose column is named otherwise; every sorted expression is backed by
     /// an index or a small table.
     var expressions: [String: String] = [:]
-    /// The arguments of an expression that has parameters, in the order of its placeholders.
-    var expressionArguments: [String: [DatabaseValue]] = [:]
     /// The index a search reads, when the resource has one.
     var searchIndex: SearchIndex?
 
     func sortExpression(_ field: String) -> String { expressions[field] ?? field }
-
-    /// The listing with `relevance` ranking the matches of `search`.
-    func ranking(_ search: SearchQuery?) -> ListingSpec {
-        guard let search, let searchIndex else { return self }
-        var ranked = self
-        let rank = searchIndex.rank(search)
-        ranked.expressions["relevance"] = rank.sql
-        ranked.expressionArguments["relevance"] = rank.arguments
-        return ranked
-    }
 
     /// How many rows match `conditions`, over all pages.
     func count(_ source: some SQLiteReading, _ conditions: Conditions) throws -> Int {
@@ -46,23 +34,22 @@ struct Conditions {
         arguments.append(contentsOf: values)
     }
 
-    /// Adds the comparison of a row's position with `cursor`'s; `sortArguments` are those of the sort expression.
-    mutating func add(_ position: KeysetComparison, _ comparison: String, _ cursor: ListCursor, sortArguments: [DatabaseValue]) {
+    /// Adds the comparison of a row's position with `cursor`'s.
+    mutating func add(_ position: KeysetComparison, _ comparison: String, _ cursor: ListCursor) {
         clauses.append(position.condition(comparison, sortValue: "?", key: "?"))
-        if !position.comparesKeyOnly { arguments.append(contentsOf: sortArguments + [cursor.sortValue.databaseValue]) }
+        if !position.comparesKeyOnly { arguments.append(cursor.sortValue.databaseValue) }
         arguments.append(cursor.key.databaseValue)
     }
 
     init() {}
 
-    /// The conditions that select the products `filter` names.
+    /// The conditions that select the products `filter` names, but for its search (`ListingSpec.selecting`).
     init(products filter: ProductFilter) {
         if let category = filter.category { add("category = ?", category) }
         if let brand = filter.brand { add("brand = ?", brand) }
         if let minimum = filter.minimumPrice { add("price_micros >= ?", minimum.micros) }
         if let maximum = filter.maximumPrice { add("price_micros <= ?", maximum.micros) }
         if let inStock = filter.inStock { add(inStock ? "stock > 0" : "stock = 0") }
-        addSearch(filter.searchQuery, .products)
     }
 
     /// Adds the match of `search` in `index` (`SearchQuery` says what matches).
@@ -89,12 +76,11 @@ extension ListingSpec {
         let resolved = try ordering.resolve(request)
         let (descending, cursor) = (resolved.descending, resolved.cursor)
         let sortExpression = sortExpression(resolved.field)
-        let sortArguments = expressionArguments[resolved.field] ?? []
         let forward = cursor?.direction != .previous
         let ascendingInQuery = forward != descending
         let position = KeysetComparison(sortExpression: sortExpression, keyColumn: keyColumn)
         var pageConditions = conditions
-        if let cursor { pageConditions.add(position, ascendingInQuery ? ">" : "<", cursor, sortArguments: sortArguments) }
+        if let cursor { pageConditions.add(position, ascendingInQuery ? ">" : "<", cursor) }
         let direction = ascendingInQuery ? "ASC" : "DESC"
         // A page read from a cursor has rows on the cursor's other side when some are at or behind its position (in
         // the query's direction): the page's own statement answers that in a column (SQLite runs the subquery once).
@@ -102,7 +88,7 @@ extension ListingSpec {
         var hasRowsBehind = "0"
         if let cursor {
             behind = conditions
-            behind.add(position, ascendingInQuery ? "<=" : ">=", cursor, sortArguments: sortArguments)
+            behind.add(position, ascendingInQuery ? "<=" : ">=", cursor)
             hasRowsBehind = "EXISTS (SELECT 1 FROM \(table) \(behind.whereSQL))"
         }
         let sql = """
@@ -117,8 +103,7 @@ extension ListingSpec {
         // The row after the page only tells that there is more: it is not read.
         var hasMoreInQueryDirection = false
         var hasRowsBehindCursor = false
-        let arguments = sortArguments + behind.values + pageConditions.values + sortArguments + [(request.pageSize + 1).databaseValue]
-        try source.forEachRow(sql, arguments) { row, statement in
+        try source.forEachRow(sql, behind.values + pageConditions.values + [(request.pageSize + 1).databaseValue]) { row, statement in
             guard count < request.pageSize else {
                 hasMoreInQueryDirection = true
                 return false
@@ -151,18 +136,6 @@ extension ListingSpec {
             hasNext ? encoded(forward ? lastRead : firstRead, .next) : nil, hasPrevious ? encoded(forward ? firstRead : lastRead, .previous) : nil
         )
     }
-
-    /// Reads one page as an array of the rows `decode` makes.
-    func page<Row: Sendable>(
-        _ db: Database, request: PageRequest, conditions: Conditions, decode: (GRDB.Row) throws -> Row
-    ) throws -> (rows: [Row], next: String?, previous: String?) {
-        var rows: [Row] = []
-        rows.reserveCapacity(request.pageSize)
-        let (next, previous) = try page(db, request: request, conditions: conditions, into: &rows) { rows, row, _ in
-            rows.append(try decode(row))
-        }
-        return (rows, next, previous)
-    }
 }
 
 extension SQLiteCatalogStore {
@@ -182,12 +155,10 @@ extension SQLiteCatalogStore {
         try await database.read { db in
             var conditions = Conditions()
             if let director = filter.director { conditions.add("director = ?", director) }
-            conditions.addSearch(filter.searchQuery, .films)
-            let listing = Self.filmListing.ranking(filter.searchQuery)
-            var (rows, next, previous) = try listing.page(
-                db, request: try request.ranked(by: filter.searchQuery), conditions: conditions, decode: FilmRow.init(row:))
+            var (rows, next, previous) = try Self.filmListing.page(
+                db, request: try request.ranked(by: filter.searchQuery), filters: conditions, search: filter.searchQuery, decode: FilmRow.init(row:))
             try FilmRow.attachLinks(to: &rows, db)
-            let count = try Self.filmListing.count(db, conditions)
+            let count = try Self.filmListing.count(db, Self.filmListing.selecting(conditions, filter.searchQuery))
             return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db))
         }
     }
@@ -231,9 +202,11 @@ extension SQLiteCatalogStore {
         _ filter: ProductFilter, page request: PageRequest, into rows: Rows, _ source: some SQLiteReading
     ) throws -> Page<Rows> {
         var rows = rows
-        let conditions = Conditions(products: filter)
-        let listing = productListing.ranking(filter.searchQuery)
-        let (next, previous) = try listing.page(source, request: request, conditions: conditions, into: &rows) { rows, _, statement in
+        let filters = Conditions(products: filter)
+        let conditions = productListing.selecting(filters, filter.searchQuery)
+        let (next, previous) = try productListing.page(
+            source, request: request, filters: filters, search: filter.searchQuery, into: &rows
+        ) { rows, _, statement in
             rows.append(ProductColumn.stored(statement))
         }
         // The derived category counts answer the common cases without scanning products.
@@ -242,7 +215,7 @@ extension SQLiteCatalogStore {
             count = Int(try source.integer("SELECT COALESCE(SUM(product_count), 0) FROM categories") ?? 0)
         } else if let category = filter.category, conditions.clauses.count == 1 {
             count = Int(try source.integer("SELECT product_count FROM categories WHERE name = ?", [category.databaseValue]) ?? 0)
-        } else if let search = filter.searchQuery, conditions.clauses.count == 1 {
+        } else if let search = filter.searchQuery, filters.clauses.isEmpty {
             count = try SearchIndex.products.count(search, source)
         } else {
             count = try productListing.count(source, conditions)
@@ -263,12 +236,10 @@ extension SQLiteCatalogStore {
 
     public func categories(_ filter: CategoryFilter, page request: PageRequest) async throws -> Page<[CategoryRow]> {
         try await database.read { db in
-            var conditions = Conditions()
-            conditions.addSearch(filter.searchQuery, .categories)
-            let listing = Self.categoryListing.ranking(filter.searchQuery)
-            let (rows, next, previous) = try listing.page(
-                db, request: try request.ranked(by: filter.searchQuery), conditions: conditions, decode: CategoryRow.init(row:))
-            let count = try Self.categoryListing.count(db, conditions)
+            let (rows, next, previous) = try Self.categoryListing.page(
+                db, request: try request.ranked(by: filter.searchQuery), filters: Conditions(), search: filter.searchQuery,
+                decode: CategoryRow.init(row:))
+            let count = try Self.categoryListing.count(db, Self.categoryListing.selecting(Conditions(), filter.searchQuery))
             return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db))
         }
     }

@@ -37,14 +37,27 @@ struct SearchIndex {
         ("\(rowColumn) IN (SELECT \(indexColumn) FROM \(table) WHERE \(table) MATCH ?)", Self.matchText(query, columns: columns).databaseValue)
     }
 
-    /// A row's rank for `query`, 0 for the best: the first group of `fields.ranks` whose columns hold a match.
-    func rank(_ query: SearchQuery) -> (sql: String, arguments: [DatabaseValue]) {
-        let better = fields.ranks.indices.dropLast()
-        // A constant alone in ORDER BY would name a column of the result.
-        guard !better.isEmpty, !query.matchesNothing else { return ("CAST(0 AS INTEGER)", []) }
-        let tests = better.map { condition(query, columns: fields.columns(throughRank: $0)) }
-        let cases = zip(better, tests).map { rank, test in "WHEN \(test.sql) THEN \(rank)" }
-        return ("CASE \(cases.joined(separator: " ")) ELSE \(fields.ranks.count - 1) END", tests.map(\.argument))
+    /// The FTS5 query of the matches of `query` in `rank` and no better one.
+    func matchText(_ query: SearchQuery, rank: Int) -> String {
+        let within = Self.matchText(query, columns: fields.columns(throughRank: rank))
+        guard rank > 0 else { return within }
+        return "(\(within)) NOT (\(Self.matchText(query, columns: fields.columns(throughRank: rank - 1))))"
+    }
+
+    /// The statement that reads the rows of `listed` along one step of a ranked walk, at most a number of them
+    /// (the last parameter), those `filters` select: the index gives its matches in the order of their row numbers,
+    /// from where the step starts, and each is looked up by its row number until enough are read. Each row has
+    /// the listed `columns`, then its row number and its `keyColumn`.
+    func stepSQL(_ step: RankedWalk.Step, listed: String, columns: String, keyColumn: String, filters: Conditions) -> String {
+        let direction = step.ascending ? "ASC" : "DESC"
+        let beyond = step.beyond == nil ? "" : "AND rowid \(step.ascending ? ">" : "<") ?"
+        let conditions = filters.clauses.isEmpty ? "" : "WHERE " + filters.clauses.joined(separator: " AND ")
+        return """
+            SELECT \(columns), matched.match_rowid, \(listed).\(keyColumn) FROM (
+                SELECT rowid AS match_rowid, \(indexColumn) AS match_key FROM \(table) WHERE \(table) MATCH ? \(beyond) ORDER BY rowid \(direction)
+            ) AS matched JOIN \(listed) ON \(listed).\(rowColumn) = matched.match_key \(conditions)
+            ORDER BY matched.match_rowid \(direction) LIMIT ?
+            """
     }
 
     /// How many rows match `query`, read from the index alone.

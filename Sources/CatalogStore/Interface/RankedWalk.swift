@@ -1,0 +1,92 @@
+/// How a page of a search's matches in `relevance` order is read, on every engine: rank by rank, best first, and
+/// within a rank in the order the rows were first stored (SQLite's rowid, PostgreSQL's `row_order`), which is the
+/// order the engines' full-text indexes hold their matches in. A page then reads as many matches as it shows, from
+/// the index, whatever the number of matches: ordering ties by key instead would sort every match of a word most
+/// rows hold, a second on a million rows.
+///
+/// A position is `rank << orderBits | order`, so that a cursor carries it as one integer: an order (a row number
+/// both engines give from 1 upwards) stays below 2⁴⁸.
+public struct RankedWalk: Sendable {
+    public static let orderBits = 48
+    private static let orderMask: Int64 = (1 << Int64(orderBits)) - 1
+
+    /// One stretch of the walk: the matches of `rank` beyond `order` (exclusive; from the start of the rank when
+    /// nil), in `ascending` order of their row numbers.
+    public struct Step: Sendable, Equatable {
+        public var rank: Int
+        public var beyond: Int64?
+        public var ascending: Bool
+    }
+
+    /// Where a match stands: its rank, its row number and its key.
+    public struct Position: Sendable {
+        public var rank: Int
+        public var order: Int64
+        public var key: ListCursor.Value
+
+        public init(rank: Int, order: Int64, key: ListCursor.Value) {
+            self.rank = rank
+            self.order = order
+            self.key = key
+        }
+    }
+
+    public let ranks: Int
+    public let pageSize: Int
+    private let resolved: ListOrdering.Resolved
+    private let forward: Bool
+    private let ascendingInQuery: Bool
+    private let start: (rank: Int, order: Int64)?
+
+    /// The walk of `request`, resolved to `relevance` (`PageRequest.ranked(by:)`), over `ranks` ranks.
+    public init(_ request: PageRequest, ordering: ListOrdering, ranks: Int) throws {
+        resolved = try ordering.resolve(request)
+        self.ranks = ranks
+        pageSize = request.pageSize
+        forward = resolved.cursor?.direction != .previous
+        ascendingInQuery = forward != resolved.descending
+        if let cursor = resolved.cursor {
+            guard case .integer(let position) = cursor.sortValue, position >= 0 else { throw UnknownCursor.notIssuedHere }
+            start = (Int(position >> Int64(Self.orderBits)), position & Self.orderMask)
+        } else {
+            start = nil
+        }
+    }
+
+    /// The stretches that hold the page, in the order it is read; the reader stops once it has `pageSize + 1`
+    /// matches (the one more tells that there is a next page).
+    public var steps: [Step] { steps(from: start, ascending: ascendingInQuery) }
+
+    /// The stretches behind the cursor, nearest first, the cursor's own row included: a page read from a cursor has
+    /// a page on the cursor's other side when one of them holds a match.
+    public var stepsBehind: [Step] {
+        guard let start else { return [] }
+        // `beyond` is exclusive: one step past the cursor's own row includes it.
+        return steps(from: (start.rank, start.order + (ascendingInQuery ? 1 : -1)), ascending: !ascendingInQuery)
+    }
+
+    private func steps(from start: (rank: Int, order: Int64)?, ascending: Bool) -> [Step] {
+        let first = start?.rank ?? (ascending ? 0 : ranks - 1)
+        let ranksInOrder = ascending ? Array(max(first, 0)..<ranks) : Array((0...min(first, ranks - 1)).reversed())
+        return ranksInOrder.map { rank in Step(rank: rank, beyond: rank == start?.rank ? start?.order : nil, ascending: ascending) }
+    }
+
+    /// Whether the steps read the page from its end: its rows are then reversed once read.
+    public var readsBackwards: Bool { !forward }
+
+    /// The cursors of the pages on either side of the page whose matches stand at `positions` (as read along
+    /// `steps`, at most `pageSize + 1`), given whether `stepsBehind` held a match.
+    public func cursors(_ positions: [Position], hasRowsBehind: Bool) -> (next: String?, previous: String?) {
+        let hasMoreInQueryDirection = positions.count > pageSize
+        var shown = Array(positions.prefix(pageSize))
+        if !forward { shown.reverse() }
+        func cursor(_ position: Position?, _ direction: ListCursor.Direction) -> String? {
+            guard let position else { return nil }
+            let value = Int64(position.rank) << Int64(Self.orderBits) | position.order
+            return ListCursor(ordering: resolved.ordering, direction: direction, sortValue: .integer(value), key: position.key).encoded()
+        }
+        let hasNext = forward ? hasMoreInQueryDirection : hasRowsBehind
+        let hasPrevious = forward ? hasRowsBehind : hasMoreInQueryDirection
+        return (hasNext ? cursor(shown.last, .next) : nil, hasPrevious ? cursor(shown.first, .previous) : nil)
+    }
+}

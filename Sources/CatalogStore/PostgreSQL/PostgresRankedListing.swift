@@ -1,0 +1,72 @@
+import CatalogStore
+import Logging
+import PostgresNIO
+
+extension PostgresListing {
+    /// Whether a page of `request` is read along the ranks of `search` (`RankedWalk`), in several statements that
+    /// need one snapshot: a `.read` transaction.
+    func isRanked(_ request: PageRequest, _ search: SearchQuery?) throws -> Bool {
+        try search != nil && searchIndex != nil && ordering.resolveOrdering(request).field == ListOrdering.relevance
+    }
+
+    /// The conditions that select the rows `filters` and `search` do.
+    func selecting(_ filters: PostgresConditions, _ search: SearchQuery?) -> PostgresConditions {
+        guard let searchIndex else { return filters }
+        var selected = filters
+        selected.addSearch(search, searchIndex)
+        return selected
+    }
+
+    /// Reads one page of the rows `filters` and `search` select: along the search's ranks when ordered by relevance
+    /// (in a `.read` transaction: `isRanked`), by the keyset of its ordering otherwise (`page`).
+    func page<Rows: PageRows>(
+        _ connection: PostgresConnection, request: PageRequest, filters: PostgresConditions, search: SearchQuery?, count: String?,
+        store: String, logger: Logger, into rows: Rows, append: (inout Rows, PostgresRandomAccessRow) throws -> Void
+    ) async throws -> Page<Rows> {
+        let selected = selecting(filters, search)
+        guard let search, let searchIndex, try isRanked(request, search) else {
+            return try await page(
+                connection, request: request, conditions: selected, count: count, store: store, logger: logger, into: rows, append: append)
+        }
+        let walk = try RankedWalk(request, ordering: ordering, ranks: searchIndex.fields.ranks.count)
+        /// Reads the matches of one step, at most `limit`, handing each to `body` with its position.
+        func read(_ step: RankedWalk.Step, limit: Int, _ body: (PostgresRandomAccessRow, RankedWalk.Position) throws -> Void) async throws {
+            guard !search.matchesNothing else { return }
+            var statement = filters
+            statement.add(searchIndex.condition(search, rank: step.rank, &statement))
+            let order = searchIndex.orderColumn
+            if let beyond = step.beyond { statement.add("\(order) \(step.ascending ? ">" : "<") \(statement.parameter(beyond))") }
+            let sql = """
+                SELECT \(columns), \(order) AS match_order, \(keyColumn) AS match_key FROM \(table) \(statement.whereSQL)
+                ORDER BY \(order) \(step.ascending ? "ASC" : "DESC") LIMIT \(statement.parameter(Int64(limit)))
+                """
+            for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: statement.binds), logger: logger) {
+                let row = row.makeRandomAccess()
+                let position = RankedWalk.Position(
+                    rank: step.rank, order: try row["match_order"].decode(Int64.self), key: try .init(row["match_key"]))
+                try body(row, position)
+            }
+        }
+        var rows = rows
+        var positions: [RankedWalk.Position] = []
+        for step in walk.steps where positions.count <= walk.pageSize {
+            try await read(step, limit: walk.pageSize + 1 - positions.count) { row, position in
+                if positions.count < walk.pageSize { try append(&rows, row) }
+                positions.append(position)
+            }
+        }
+        var hasRowsBehind = false
+        for step in walk.stepsBehind where !hasRowsBehind {
+            try await read(step, limit: 1) { _, _ in hasRowsBehind = true }
+        }
+        if walk.readsBackwards { rows.reverse() }
+        let (next, previous) = walk.cursors(positions, hasRowsBehind: hasRowsBehind)
+        var total = 0
+        let countSQL = count ?? "SELECT COUNT(*) FROM \(table) \(selected.whereSQL)"
+        for try await row in try await connection.query(PostgresQuery(unsafeSQL: countSQL, binds: selected.binds), logger: logger) {
+            total = Int(try row.makeRandomAccess()[0].decode(Int64.self))
+        }
+        let versions = try await PostgresCatalogStore.versions(connection, logger: logger)
+        return Page(rows: rows, count: total, nextCursor: next, previousCursor: previous, versions: versions)
+    }
+}

@@ -1,0 +1,66 @@
+import CatalogStore
+import GRDB
+import GRDBSQLite
+
+extension ListingSpec {
+    /// Reads one page of the rows `filters` and `search` select: along the search index's ranks when the page is
+    /// ordered by relevance (`RankedWalk`), by the keyset of its ordering otherwise. Returns the cursors of the
+    /// pages on either side, when there are rows there.
+    func page<Source: SQLiteReading, Rows: PageRows>(
+        _ source: Source, request: PageRequest, filters: Conditions, search: SearchQuery?, into rows: inout Rows,
+        append: (inout Rows, Source.Row, SQLiteStatement) throws -> Void
+    ) throws -> (next: String?, previous: String?) {
+        guard let search, let searchIndex, try ordering.resolveOrdering(request).field == ListOrdering.relevance else {
+            return try page(source, request: request, conditions: selecting(filters, search), into: &rows, append: append)
+        }
+        let walk = try RankedWalk(request, ordering: ordering, ranks: searchIndex.fields.ranks.count)
+        var positions: [RankedWalk.Position] = []
+        /// Reads the matches of one step, at most `limit`, handing each to `body` with its position.
+        func read(_ step: RankedWalk.Step, limit: Int, _ body: (Source.Row, SQLiteStatement, RankedWalk.Position) throws -> Void) throws {
+            guard !search.matchesNothing else { return }
+            let sql = searchIndex.stepSQL(step, listed: table, columns: columns, keyColumn: keyColumn, filters: filters)
+            let arguments =
+                [searchIndex.matchText(search, rank: step.rank).databaseValue] + (step.beyond.map { [$0.databaseValue] } ?? [])
+                + filters.values + [limit.databaseValue]
+            try source.forEachRow(sql, arguments) { row, statement in
+                let count = sqlite3_column_count(statement)
+                let position = RankedWalk.Position(
+                    rank: step.rank, order: sqlite3_column_int64(statement, count - 2), key: .init(statement, column: count - 1))
+                try body(row, statement, position)
+                return true
+            }
+        }
+        for step in walk.steps where positions.count <= walk.pageSize {
+            try read(step, limit: walk.pageSize + 1 - positions.count) { row, statement, position in
+                if positions.count < walk.pageSize { try append(&rows, row, statement) }
+                positions.append(position)
+            }
+        }
+        var hasRowsBehind = false
+        for step in walk.stepsBehind where !hasRowsBehind {
+            try read(step, limit: 1) { _, _, _ in hasRowsBehind = true }
+        }
+        if walk.readsBackwards { rows.reverse() }
+        return walk.cursors(positions, hasRowsBehind: hasRowsBehind)
+    }
+
+    /// Reads one page as an array of the rows `decode` makes.
+    func page<Row: Sendable>(
+        _ db: Database, request: PageRequest, filters: Conditions, search: SearchQuery?, decode: (GRDB.Row) throws -> Row
+    ) throws -> (rows: [Row], next: String?, previous: String?) {
+        var rows: [Row] = []
+        rows.reserveCapacity(request.pageSize)
+        let (next, previous) = try page(db, request: request, filters: filters, search: search, into: &rows) { rows, row, _ in
+            rows.append(try decode(row))
+        }
+        return (rows, next, previous)
+    }
+
+    /// The conditions that select the rows `filters` and `search` do.
+    func selecting(_ filters: Conditions, _ search: SearchQuery?) -> Conditions {
+        guard let searchIndex else { return filters }
+        var selected = filters
+        selected.addSearch(search, searchIndex)
+        return selected
+    }
+}
