@@ -1,6 +1,7 @@
 import CatalogModel
 import CatalogStore
 import CatalogTestSupport
+import GRDB
 import Testing
 
 @Suite("Full-text search")
@@ -172,16 +173,7 @@ struct SearchTests {
         // rows written through the API stay.
         var imported: Set<String> = []
         func runImport(_ listing: [Product]) async throws {
-            guard case .claimed(let claim) = try await store.claimImport(of: .products) else {
-                Issue.record("the products claim was refused")
-                return
-            }
-            let staging = try await store.makeStaging()
-            _ = try await staging.stage(listing.enumerated().map { ($0.offset, $0.element) })
-            _ = try await store.completeImport(
-                try await store.beginImport(source: .products), listing: CompletedListing(records: .stagedProducts(staging), pages: []),
-                under: claim)
-            await claim.release()
+            try await Self.importListing(listing, into: store)
             for key in imported.subtracting(listing.map(\.serialCode)) { rows[key] = nil }
             for product in listing { remember(product) }
             imported = Set(listing.map(\.serialCode))
@@ -201,6 +193,41 @@ struct SearchTests {
 }
 
 extension SearchTests {
+    /// Runs an import of `listing`, as the importer does.
+    static func importListing(_ listing: [Product], into store: any CatalogStore) async throws {
+        guard case .claimed(let claim) = try await store.claimImport(of: .products) else {
+            throw ForeignImportPart("import claim", store: "a store whose products claim was refused")
+        }
+        let staging = try await store.makeStaging()
+        _ = try await staging.stage(listing.enumerated().map { ($0.offset, $0.element) })
+        _ = try await store.completeImport(
+            try await store.beginImport(source: .products), listing: CompletedListing(records: .stagedProducts(staging), pages: []),
+            under: claim)
+        await claim.release()
+    }
+
+    /// A second import of the same listing writes no row, and so not a byte of the search index.
+    @Test func anUnchangedImportWritesNothingToTheSearchIndex() async throws {
+        let temporary = try await TestStore.open(.sqlite)
+        defer { temporary.remove() }
+        let listing = try (0..<200).map { index in
+            Product(
+                serialCode: "K\(index)", name: "lamp \(index)", description: "café crème \(index % 7)", category: "c\(index % 3)",
+                price: try Price(parsing: "1"))
+        }
+        try await Self.importListing(listing, into: temporary.store)
+        let path = temporary.directory.appendingPathComponent("catalog.sqlite").path
+        func index() throws -> [String] {
+            try DatabaseQueue(path: path).read { db in
+                try String.fetchAll(db, sql: "SELECT id || ':' || hex(block) FROM product_search_data ORDER BY id")
+            }
+        }
+        let before = try index()
+        try await Self.importListing(listing, into: temporary.store)
+        #expect(try index() == before)
+        #expect(try await temporary.store.products(ProductFilter(search: "creme 3 "), page: PageRequest()).count == 29)
+    }
+
     /// `check` compares each search index with the rows: here, behind the store's back, the index stops following
     /// the rows (SQLite: a trigger dropped; PostgreSQL: the folding function replaced).
     @Test(arguments: StoreBackend.available) func checkFindsASearchIndexThatNoLongerFollowsTheRows(_ backend: StoreBackend) async throws {

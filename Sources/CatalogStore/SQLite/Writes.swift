@@ -103,7 +103,7 @@ struct ProductWriter {
             ownsSource = false
         }
         // Writes through the API are a few rows; a feed's listing may be a million.
-        deferredIndexes = startedEmpty && ownsSource ? try DeferredIndexes.drop(on: "products", db) : nil
+        deferredIndexes = startedEmpty && ownsSource ? try DeferredIndexes.drop(on: "products", searchIndex: .products, db) : nil
         let compared = ownsSource ? Self.columns + ["source"] : Self.columns
         self.compared = compared
         let valueCount = Self.columns.count + 3
