@@ -16,6 +16,12 @@ public struct RankedWalk: Sendable {
         public var rank: Int
         public var beyond: Int64?
         public var ascending: Bool
+
+        public init(rank: Int, beyond: Int64?, ascending: Bool) {
+            self.rank = rank
+            self.beyond = beyond
+            self.ascending = ascending
+        }
     }
 
     /// Where a match stands: its rank, its row number and its key.

@@ -35,6 +35,15 @@ extension PostgresCatalogStore {
                     problems.append("category \(name): missing, but \(actual) products name it")
                 }
             }
+            let stock: PostgresQuery = """
+                SELECT name, in_stock_count, actual FROM (
+                    SELECT c.name, c.in_stock_count, (SELECT COUNT(*) FROM products p WHERE p.category = c.name AND p.stock > 0) AS actual
+                    FROM categories c
+                ) AS counted WHERE in_stock_count != actual ORDER BY name
+                """
+            for try await (name, stored, actual) in try await connection.query(stock, logger: logger).decode((String, Int64, Int64).self) {
+                problems.append("category \(name): in_stock_count is \(stored) but it has \(actual) products in stock")
+            }
             // Every row's last change must be in the history; rows older than the retained window are exempt.
             for (entity, table, key) in [("film", "films", "episode_id"), ("product", "products", "serial_code")] {
                 let sql = """

@@ -92,10 +92,35 @@ extension PostgresCatalogStore {
     /// ended may already be another replica's.
     public func completeImport(_ report: ImportReport, listing: CompletedListing, under claim: any ImportClaim) async throws -> ImportReport {
         guard let claim = claim as? PostgresImportClaim else { throw ForeignImportPart("import claim", store: description) }
+        let completed: ImportReport
         if case .stagedProducts(let streamed as PostgresStreamedListing) = listing.records {
-            return try await streamed.complete(report, pages: listing.pages, claim: claim)
+            completed = try await streamed.complete(report, pages: listing.pages, claim: claim)
+        } else {
+            completed = try await writeListing(report, listing: listing, claim: claim)
         }
-        return try await recordingTransaction(author: report.source.author) { connection, log in
+        await refreshStatistics(after: completed)
+        return completed
+    }
+
+    /// After a run that rewrote a large share of its listing (a first import, say), the planner's statistics are
+    /// read again and the search index's pending entries merged, rather than when autovacuum comes by: without
+    /// them a search plans as if every word were common, and walks the table for a word no row holds. The run has
+    /// committed; a failure here is logged, and autovacuum does the same later.
+    private func refreshStatistics(after report: ImportReport) async {
+        let rewritten = report.inserted + report.updated + report.deleted
+        guard report.source == .products, rewritten >= 1000, rewritten * 10 >= report.fetched else { return }
+        do {
+            try await transaction(.single) { connection in
+                try await connection.query("ANALYZE products", logger: logger)
+                try await connection.query("SELECT gin_clean_pending_list('products_search'::regclass)", logger: logger)
+            }
+        } catch {
+            logger.warning("statistics not refreshed after the import", metadata: ["import.id": "\(report.id)", "error": "\(error)"])
+        }
+    }
+
+    private func writeListing(_ report: ImportReport, listing: CompletedListing, claim: PostgresImportClaim) async throws -> ImportReport {
+        try await recordingTransaction(author: report.source.author) { connection, log in
             try await claim.verify(on: connection, logger: logger)
             let mode = PostgresWriteMode.mirror(report.source)
             let counts: WriteCounts

@@ -31,18 +31,28 @@ extension PostgresCatalogStore {
         let listing = PostgresListing.products
         return try await transaction(try listing.isRanked(request, filter.searchQuery) ? .read : .single) { connection in
             var filters = PostgresConditions(products: filter)
-            // The derived category counts answer the common cases without scanning products.
-            var count: String?
-            if filter.isEmpty {
-                count = "SELECT SUM(product_count) FROM categories"
-            } else if let category = filter.category, filters.clauses.count == 1, filter.searchQuery == nil {
-                count = "SELECT product_count FROM categories WHERE name = \(filters.parameter(category))"
-            }
+            let count = Self.productCount(filter, &filters)
             return try await listing.page(
                 connection, request: request, filters: filters, search: filter.searchQuery, count: count, store: description,
                 logger: logger, into: rows
             ) { rows, row in try PostgresRows.withStoredProduct(row) { rows.append($0) } }
         }
+    }
+
+    /// The statement that counts the products `filter` selects when the derived counts of categories answer it (a
+    /// filter by category or stock or both, or none), its parameters added to `filters`; nil to count the rows.
+    static func productCount(_ filter: ProductFilter, _ filters: inout PostgresConditions) -> String? {
+        var others = filter
+        (others.category, others.inStock) = (nil, nil)
+        guard others.isEmpty else { return nil }
+        let column =
+            switch filter.inStock {
+            case nil: "product_count"
+            case true?: "in_stock_count"
+            case false?: "product_count - in_stock_count"
+            }
+        guard let category = filter.category else { return "SELECT SUM(\(column)) FROM categories" }
+        return "SELECT \(column) FROM categories WHERE name = \(filters.parameter(category))"
     }
 
     public func product(serialCode: String) async throws -> (ProductRow?, StoreVersions) {

@@ -52,6 +52,17 @@ extension SQLiteCatalogStore {
                     problems.append("category \(name): missing, but \(row[2] as Int) products name it")
                 }
             }
+            let stockRows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT name, in_stock_count, actual FROM (
+                        SELECT c.name, c.in_stock_count, (SELECT COUNT(*) FROM products p WHERE p.category = c.name AND p.stock > 0) AS actual
+                        FROM categories c
+                    ) WHERE in_stock_count != actual ORDER BY name
+                    """)
+            for row in stockRows {
+                problems.append("category \(row[0] as String): in_stock_count is \(row[1] as Int) but it has \(row[2] as Int) products in stock")
+            }
             // Every row's last change must be in the history; rows older than the retained window are exempt.
             let oldestRetained = try Int64.fetchOne(db, sql: "SELECT MIN(seq) FROM changes") ?? Int64.max
             for (entity, table, key) in [("film", "films", "episode_id"), ("product", "products", "serial_code")] {

@@ -15,6 +15,10 @@ struct ListingSpec {
     var expressions: [String: String] = [:]
     /// The index a search reads, when the resource has one.
     var searchIndex: SearchIndex?
+    /// The index that gives the rows in each field's order, walked whatever the filters (`pageStatement`).
+    var orderIndexes: [String: String] = [:]
+    /// The index that gives, for an equality filter on a column, its rows in the key's order.
+    var keyOrderIndexes: [String: String] = [:]
 
     func sortExpression(_ field: String) -> String { expressions[field] ?? field }
 
@@ -41,6 +45,9 @@ struct Conditions {
         arguments.append(cursor.key.databaseValue)
     }
 
+    /// The columns compared for equality, so that an index on one of them can be chosen.
+    var equalities: [String] = []
+
     init() {}
 
     /// The conditions that select the products `filter` names, but for its search (`ListingSpec.selecting`).
@@ -50,6 +57,8 @@ struct Conditions {
         if let minimum = filter.minimumPrice { add("price_micros >= ?", minimum.micros) }
         if let maximum = filter.maximumPrice { add("price_micros <= ?", maximum.micros) }
         if let inStock = filter.inStock { add(inStock ? "stock > 0" : "stock = 0") }
+        equalities = [filter.category.map { _ in "category" }, filter.brand.map { _ in "brand" }, filter.inStock == false ? "stock" : nil]
+            .compactMap { $0 }
     }
 
     /// Adds the match of `search` in `index` (`SearchQuery` says what matches).
@@ -66,13 +75,12 @@ struct Conditions {
 }
 
 extension ListingSpec {
-    /// Reads one page into `rows`: each row is handed to `append` while the statement is on it, so that text and
-    /// integers are read straight from SQLite rather than copied into a row of `DatabaseValue`s first. Returns
-    /// the cursors of the pages on either side, when there are rows there.
-    func page<Source: SQLiteReading, Rows: PageRows>(
-        _ source: Source, request: PageRequest, conditions: Conditions, into rows: inout Rows,
-        append: (inout Rows, Source.Row, SQLiteStatement) throws -> Void
-    ) throws -> (next: String?, previous: String?) {
+    /// The statement that reads one page of the rows `conditions` select, in `request`'s ordering from its cursor: the
+    /// listed columns, then the sort value, the key and whether there are rows behind the cursor. `ListingPlanTests`
+    /// asks SQLite's plan for it.
+    func pageStatement(_ request: PageRequest, conditions: Conditions) throws -> (
+        sql: String, arguments: [DatabaseValue], resolved: ListOrdering.Resolved
+    ) {
         let resolved = try ordering.resolve(request)
         let (descending, cursor) = (resolved.descending, resolved.cursor)
         let sortExpression = sortExpression(resolved.field)
@@ -82,6 +90,10 @@ extension ListingSpec {
         var pageConditions = conditions
         if let cursor { pageConditions.add(position, ascendingInQuery ? ">" : "<", cursor) }
         let direction = ascendingInQuery ? "ASC" : "DESC"
+        // Walking an index in the page's order reads as many rows as the page shows, or as many more as the filters
+        // pass over; left to choose, SQLite took the filter's index and sorted all it selects (a category's products
+        // by price) whenever it had no statistics to weigh them, which is always here.
+        let source = (equalityIndex(conditions, resolved.field) ?? orderIndexes[resolved.field]).map { "\(table) INDEXED BY \($0)" } ?? table
         // A page read from a cursor has rows on the cursor's other side when some are at or behind its position (in
         // the query's direction): the page's own statement answers that in a column (SQLite runs the subquery once).
         var behind = Conditions()
@@ -89,12 +101,32 @@ extension ListingSpec {
         if let cursor {
             behind = conditions
             behind.add(position, ascendingInQuery ? "<=" : ">=", cursor)
-            hasRowsBehind = "EXISTS (SELECT 1 FROM \(table) \(behind.whereSQL))"
+            hasRowsBehind = "EXISTS (SELECT 1 FROM \(source) \(behind.whereSQL))"
         }
+        // The key twice in ORDER BY makes SQLite sort what an index on (filter, key) gives in order.
+        let order = sortExpression == keyColumn ? "\(keyColumn) \(direction)" : "\(sortExpression) \(direction), \(keyColumn) \(direction)"
         let sql = """
-            SELECT \(columns), \(sortExpression), \(keyColumn), \(hasRowsBehind) FROM \(table) \(pageConditions.whereSQL)
-            ORDER BY \(sortExpression) \(direction), \(keyColumn) \(direction) LIMIT ?
+            SELECT \(columns), \(sortExpression), \(keyColumn), \(hasRowsBehind) FROM \(source) \(pageConditions.whereSQL)
+            ORDER BY \(order) LIMIT ?
             """
+        return (sql, behind.values + pageConditions.values + [(request.pageSize + 1).databaseValue], resolved)
+    }
+
+    /// The index of an equality filter that gives its rows in `field`'s order (a category's products by key).
+    private func equalityIndex(_ conditions: Conditions, _ field: String) -> String? {
+        guard field == ordering.defaultOrdering else { return nil }
+        return conditions.equalities.lazy.compactMap { keyOrderIndexes[$0] }.first
+    }
+
+    /// Reads one page into `rows`: each row is handed to `append` while the statement is on it, so that text and
+    /// integers are read straight from SQLite rather than copied into a row of `DatabaseValue`s first. Returns
+    /// the cursors of the pages on either side, when there are rows there.
+    func page<Source: SQLiteReading, Rows: PageRows>(
+        _ source: Source, request: PageRequest, conditions: Conditions, into rows: inout Rows,
+        append: (inout Rows, Source.Row, SQLiteStatement) throws -> Void
+    ) throws -> (next: String?, previous: String?) {
+        let (sql, arguments, resolved) = try pageStatement(request, conditions: conditions)
+        let forward = resolved.cursor?.direction != .previous
         // Cursors start from the edges of the page: its first row as read, and its last when the page is full (a
         // page that is not has nothing beyond it in the query's direction).
         var firstRead: ListCursor?
@@ -103,7 +135,7 @@ extension ListingSpec {
         // The row after the page only tells that there is more: it is not read.
         var hasMoreInQueryDirection = false
         var hasRowsBehindCursor = false
-        try source.forEachRow(sql, behind.values + pageConditions.values + [(request.pageSize + 1).databaseValue]) { row, statement in
+        try source.forEachRow(sql, arguments) { row, statement in
             guard count < request.pageSize else {
                 hasMoreInQueryDirection = true
                 return false
@@ -145,7 +177,13 @@ extension SQLiteCatalogStore {
 
     static let productListing = ListingSpec(
         table: "products", columns: ProductRow.columns, keyColumn: "serial_code",
-        ordering: .products, expressions: ["price": "price_micros"], searchIndex: .products)
+        ordering: .products, expressions: ["price": "price_micros"], searchIndex: .products,
+        orderIndexes: [
+            "serial_code": "sqlite_autoindex_products_1", "name": "products_by_name", "price": "products_by_price",
+            "category": "products_by_category",
+            "stock": "products_by_stock", "updated_at": "products_by_updated_at",
+        ],
+        keyOrderIndexes: ["category": "products_by_category", "brand": "products_by_brand", "stock": "products_by_stock"])
 
     static let categoryListing = ListingSpec(
         table: "categories", columns: CategoryRow.columns, keyColumn: "name",
@@ -196,7 +234,7 @@ extension SQLiteCatalogStore {
     }
 
     /// The orderings of products an index gives (`DirectReadTests` asks SQLite's plans).
-    static let indexOrderedFields: Set = ["serial_code", "category", "price", "name"]
+    static let indexOrderedFields = Set(productListing.orderIndexes.keys)
 
     private static func products<Rows: ProductPageRows>(
         _ filter: ProductFilter, page request: PageRequest, into rows: Rows, _ source: some SQLiteReading
@@ -209,18 +247,33 @@ extension SQLiteCatalogStore {
         ) { rows, _, statement in
             rows.append(ProductColumn.stored(statement))
         }
-        // The derived category counts answer the common cases without scanning products.
-        let count: Int
-        if filter.isEmpty {
-            count = Int(try source.integer("SELECT COALESCE(SUM(product_count), 0) FROM categories") ?? 0)
-        } else if let category = filter.category, conditions.clauses.count == 1 {
-            count = Int(try source.integer("SELECT product_count FROM categories WHERE name = ?", [category.databaseValue]) ?? 0)
-        } else if let search = filter.searchQuery, filters.clauses.isEmpty {
-            count = try SearchIndex.products.count(search, source)
-        } else {
-            count = try productListing.count(source, conditions)
-        }
+        let counting = productCount(filter, conditions)
+        let count = Int(try source.integer(counting.sql, counting.arguments) ?? 0)
         return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(source))
+    }
+
+    /// The statement that counts the products `filter` selects (`conditions`): the derived counts of categories
+    /// answer a filter by category or stock or both, or none, and the search index a search alone, without reading
+    /// the products (`ListingPlanTests` asks SQLite's plans).
+    static func productCount(_ filter: ProductFilter, _ conditions: Conditions) -> (sql: String, arguments: [DatabaseValue]) {
+        var others = filter
+        (others.category, others.inStock) = (nil, nil)
+        if others.isEmpty {
+            let column =
+                switch filter.inStock {
+                case nil: "product_count"
+                case true?: "in_stock_count"
+                case false?: "product_count - in_stock_count"
+                }
+            guard let category = filter.category else { return ("SELECT COALESCE(SUM(\(column)), 0) FROM categories", []) }
+            return ("SELECT \(column) FROM categories WHERE name = ?", [category.databaseValue])
+        }
+        var withoutSearch = filter
+        withoutSearch.search = nil
+        if withoutSearch.isEmpty, let search = filter.searchQuery {
+            return SearchIndex.products.countStatement(search)
+        }
+        return ("SELECT COUNT(*) FROM products \(conditions.whereSQL)", conditions.values)
     }
 
     public func product(serialCode: String) async throws -> (ProductRow?, StoreVersions) {

@@ -60,9 +60,9 @@ struct SearchIndex {
             """
     }
 
-    /// How many rows match `query`, read from the index alone.
-    func count(_ query: SearchQuery, _ source: some SQLiteReading) throws -> Int {
-        guard !query.matchesNothing else { return 0 }
-        return Int(try source.integer("SELECT COUNT(*) FROM \(table) WHERE \(table) MATCH ?", [Self.matchText(query).databaseValue]) ?? 0)
+    /// The statement that counts the rows matching `query`, from the index alone.
+    func countStatement(_ query: SearchQuery) -> (sql: String, arguments: [DatabaseValue]) {
+        guard !query.matchesNothing else { return ("SELECT 0", []) }
+        return ("SELECT COUNT(*) FROM \(table) WHERE \(table) MATCH ?", [Self.matchText(query).databaseValue])
     }
 }
