@@ -1,5 +1,5 @@
 /// Search text as every store matches it: words and quoted phrases, each required, as whole words, ignoring case
-/// and Latin diacritics (`SearchFolding`), the last word also as the start of a word while it is being typed.
+/// and the diacritics of Latin letters (`café` is `cafe`), the last word also as the start of a word while it is typed.
 ///
 /// Only letters and digits make words; everything else separates them, so that operators of either engine's query
 /// language (`AND`, `NEAR`, `*`, `:`, `-`, `|`) typed by a user are never passed on: `AND` is a word like any other,
