@@ -102,17 +102,17 @@ extension PostgresCatalogStore {
         return completed
     }
 
-    /// After a run that rewrote a large share of its listing (a first import, say), the planner's statistics are
-    /// read again and the search index's pending entries merged, rather than when autovacuum comes by: without
-    /// them a search plans as if every word were common, and walks the table for a word no row holds. The run has
+    /// After a run that rewrote a large share of its listing (a first import, say), the table is vacuumed and its
+    /// statistics read again, rather than when autovacuum comes by: without statistics a search plans as if every
+    /// word were common, and walks the table for a word no row holds; without the visibility map, a count read
+    /// from an index visits every row it counts; and the search index's pending entries are merged. The run has
     /// committed; a failure here is logged, and autovacuum does the same later.
     private func refreshStatistics(after report: ImportReport) async {
         let rewritten = report.inserted + report.updated + report.deleted
         guard report.source == .products, rewritten >= 1000, rewritten * 10 >= report.fetched else { return }
         do {
-            try await transaction(.single) { connection in
-                try await connection.query("ANALYZE products", logger: logger)
-                try await connection.query("SELECT gin_clean_pending_list('products_search'::regclass)", logger: logger)
+            _ = try await transaction(.single) { connection in
+                try await connection.query("VACUUM (ANALYZE) products", logger: logger)
             }
         } catch {
             logger.warning("statistics not refreshed after the import", metadata: ["import.id": "\(report.id)", "error": "\(error)"])

@@ -3,6 +3,9 @@ import Logging
 import PostgresNIO
 
 extension PostgresListing {
+    /// How many matches a search has at most for its steps to be read from the search index and sorted.
+    static let fewMatches = 20_000
+
     /// Whether a page of `request` is read along the ranks of `search` (`RankedWalk`), in several statements that
     /// need one snapshot: a `.read` transaction.
     func isRanked(_ request: PageRequest, _ search: SearchQuery?) throws -> Bool {
@@ -47,6 +50,19 @@ extension PostgresListing {
                 try body(row, position)
             }
         }
+        var total = 0
+        let countSQL = count ?? "SELECT COUNT(*) FROM \(table) \(selected.whereSQL)"
+        for try await row in try await connection.query(PostgresQuery(unsafeSQL: countSQL, binds: selected.binds), logger: logger) {
+            total = Int(try row.makeRandomAccess()[0].decode(Int64.self))
+        }
+        // A step reads its rank's matches in row order: the planner walks the row_order index and checks each row,
+        // which finds a page at once when matches are many, and reads the whole table when they are few or none (it
+        // reckons any word matches a thousandth of the rows). With few matches, the GIN index gives them all and
+        // they are sorted: told so, for the rest of this read-only transaction.
+        if total <= Self.fewMatches {
+            try await connection.query("SET LOCAL enable_indexscan = off", logger: logger)
+            try await connection.query("SET LOCAL enable_seqscan = off", logger: logger)
+        }
         var rows = rows
         var positions: [RankedWalk.Position] = []
         for step in walk.steps where positions.count <= walk.pageSize {
@@ -61,11 +77,6 @@ extension PostgresListing {
         }
         if walk.readsBackwards { rows.reverse() }
         let (next, previous) = walk.cursors(positions, hasRowsBehind: hasRowsBehind)
-        var total = 0
-        let countSQL = count ?? "SELECT COUNT(*) FROM \(table) \(selected.whereSQL)"
-        for try await row in try await connection.query(PostgresQuery(unsafeSQL: countSQL, binds: selected.binds), logger: logger) {
-            total = Int(try row.makeRandomAccess()[0].decode(Int64.self))
-        }
         let versions = try await PostgresCatalogStore.versions(connection, logger: logger)
         return Page(rows: rows, count: total, nextCursor: next, previousCursor: previous, versions: versions)
     }

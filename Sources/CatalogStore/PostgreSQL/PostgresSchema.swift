@@ -35,6 +35,14 @@ enum PostgresSchema {
             }
         ),
         ("v6: products in stock, counted per category; products by stock and by update", inStockCounts),
+        // A brand's or a category's products in a price range are counted from the index alone.
+        (
+            "v7: a brand's and a category's products with their prices",
+            [
+                "DROP INDEX products_by_brand", "CREATE INDEX products_by_brand ON products(brand, serial_code, price_micros)",
+                "DROP INDEX products_by_category", "CREATE INDEX products_by_category ON products(category, serial_code, price_micros)",
+            ]
+        ),
     ]
 
     /// What a search ignores, as functions a generated column may call: the diacritics of Latin letters, as SQLite's

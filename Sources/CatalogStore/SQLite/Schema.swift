@@ -44,6 +44,16 @@ enum Schema {
         migrator.registerMigration("v7: products in stock, counted per category; products by stock and by update") { db in
             try db.execute(sql: inStockCounts)
         }
+        migrator.registerMigration("v8: a brand's and a category's products with their prices") { db in
+            // A brand's or a category's products in a price range are counted from the index alone.
+            try db.execute(
+                sql: """
+                    DROP INDEX products_by_brand;
+                    CREATE INDEX products_by_brand ON products(brand, serial_code, price_micros);
+                    DROP INDEX products_by_category;
+                    CREATE INDEX products_by_category ON products(category, serial_code, price_micros);
+                    """)
+        }
         return migrator
     }
 
