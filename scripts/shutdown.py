@@ -8,7 +8,10 @@
    whose clients never read (small receive buffers and 536-byte segments, as a phone asleep on a mobile network),
    then SIGTERM: passes when catalogd exits 0 within its --shutdown-timeout and a second (the default 10 s, and 2 s),
    and the store then passes `catalogd check`.
-3. Memory: a products import of 1,000,000 records from an NDJSON file of about 360 MB with the default limits, then
+3. A kill -9 during an import, on SQLite and (with --postgres-url) on PostgreSQL: a second import that rewrites every
+   name of 100,000 products is killed a second in; passes when `catalogd check` (which compares the search index with the rows)
+   passes, a search finds the names of the first import only, and the second import run again is found by its names.
+4. Memory: a products import of 1,000,000 records from an NDJSON file of about 360 MB with the default limits, then
    100 followers that never read, each 90,000 changes behind on that 1,000,000-change history: passes when the server's
    resident memory grows by less than 100 times (its outbound high-water mark plus two batches of history) plus 16 MiB.
 
@@ -242,6 +245,61 @@ def stuck_followers(args):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def killed_import(args):
+    """kill -9 while an import writes: the store, its search index included, is as the last import left it."""
+    work = tempfile.mkdtemp(prefix="catalogd-killed-")
+    postgres_database = f"catalogd_killed_{os.getpid()}"
+    try:
+        first, second = os.path.join(work, "first.ndjson"), os.path.join(work, "second.ndjson")
+        write_products_ndjson(first, 100_000)
+        with open(first) as source, open(second, "w") as rewritten:
+            for line in source:
+                rewritten.write(line.replace('"title":"Product ', '"title":"Renamed '))
+        databases = [os.path.join(work, "catalog.sqlite")]
+        if args.postgres_url:
+            subprocess.run(["psql", args.postgres_url, "-qc", f"CREATE DATABASE {postgres_database}"], check=True, capture_output=True)
+            databases.append(with_database(args.postgres_url, postgres_database))
+        failures = []
+        catalogd = f"{args.bin}/catalogd"
+        for database in databases:
+            def run(*arguments):
+                return subprocess.run([catalogd, *arguments, "--database", database], capture_output=True, text=True, timeout=300)
+            run("import", "products", "--from", first)
+            importing = subprocess.Popen([catalogd, "import", "products", "--from", second, "--database", database],
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(1.0)
+            if importing.poll() is not None:
+                failures.append(f"{database}: the second import ended before it could be killed; give it a larger listing")
+            importing.kill()
+            importing.wait(timeout=30)
+            checked = run("check")
+            if checked.returncode != 0:
+                failures.append(f"{database}: check after kill -9 failed: {checked.stdout.strip()} {checked.stderr.strip()[-300:]}")
+            port = free_port()
+            with subprocess.Popen([catalogd, "serve", "--port", str(port), "--database", database, "--films-url", "", "--products-url", "",
+                                   "--import-interval", "off", "--response-cache", "off"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as server:
+                try:
+                    wait_for(f"http://127.0.0.1:{port}/readyz")
+                    old = get_json(f"http://127.0.0.1:{port}/products?search=product%2012345%20")["count"]
+                    new = get_json(f"http://127.0.0.1:{port}/products?search=renamed%20")["count"]
+                    print(f"kill -9 during an import ({'PostgreSQL' if database.startswith('postgres') else 'SQLite'}): check exit "
+                          f"{checked.returncode}; 'product 12345' found {old} time(s), 'renamed' {new}")
+                    if (old, new) != (1, 0):
+                        failures.append(f"{database}: after kill -9, 'product 12345' found {old} times and 'renamed' {new} (want 1 and 0)")
+                finally:
+                    server.terminate()
+                    server.wait(timeout=30)
+            rerun = run("import", "products", "--from", second)
+            if rerun.returncode != 0 or run("check").returncode != 0:
+                failures.append(f"{database}: the import run again after kill -9 failed or left check failing")
+        return failures
+    finally:
+        if args.postgres_url:
+            subprocess.run(["psql", args.postgres_url, "-qc", f"DROP DATABASE IF EXISTS {postgres_database}"], capture_output=True)
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def followers_memory(args):
     """100 followers that never read, on a history of 1,000,000 changes imported from an NDJSON file."""
     work = tempfile.mkdtemp(prefix="catalogd-followers-")
@@ -304,7 +362,7 @@ def main():
     args = parser.parse_args()
     if under_traffic(args):
         return 1
-    failures = stuck_followers(args)
+    failures = stuck_followers(args) + killed_import(args)
     if not args.skip_memory:
         failures += followers_memory(args)
     if failures:

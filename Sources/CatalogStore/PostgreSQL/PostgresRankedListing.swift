@@ -20,6 +20,14 @@ extension PostgresListing {
         return selected
     }
 
+    /// Sets whether the planner may walk an index or the table, when `value` is given, for the rest of the transaction.
+    private func setPlanner(_ value: String?, _ connection: PostgresConnection, logger: Logger) async throws {
+        guard let value else { return }
+        for setting in ["enable_indexscan", "enable_seqscan"] {
+            try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL \(setting) = \(value)"), logger: logger)
+        }
+    }
+
     /// Reads one page of the rows `filters` and `search` select: along the search's ranks when ordered by relevance
     /// (in a `.read` transaction: `isRanked`), by the keyset of its ordering otherwise (`page`).
     func page<Rows: PageRows>(
@@ -59,10 +67,8 @@ extension PostgresListing {
         // which finds a page at once when matches are many, and reads the whole table when they are few or none (it
         // reckons any word matches a thousandth of the rows). With few matches, the GIN index gives them all and
         // they are sorted: told so, for the rest of this read-only transaction.
-        if total <= Self.fewMatches {
-            try await connection.query("SET LOCAL enable_indexscan = off", logger: logger)
-            try await connection.query("SET LOCAL enable_seqscan = off", logger: logger)
-        }
+        let fewMatches = total <= Self.fewMatches
+        try await setPlanner(fewMatches ? "off" : nil, connection, logger: logger)
         var rows = rows
         var positions: [RankedWalk.Position] = []
         for step in walk.steps where positions.count <= walk.pageSize {
@@ -75,6 +81,8 @@ extension PostgresListing {
         for step in walk.stepsBehind where !hasRowsBehind {
             try await read(step, limit: 1) { _, _ in hasRowsBehind = true }
         }
+        // The small tables read next have no index worth skipping.
+        try await setPlanner(fewMatches ? "DEFAULT" : nil, connection, logger: logger)
         if walk.readsBackwards { rows.reverse() }
         let (next, previous) = walk.cursors(positions, hasRowsBehind: hasRowsBehind)
         let versions = try await PostgresCatalogStore.versions(connection, logger: logger)
