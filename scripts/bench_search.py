@@ -6,7 +6,7 @@ sqlite-utils on the same long-tail listing (scripts/longtail.py), measured in on
 
 Prints one table of first reads (the response cache off, so that each request reads the store; median of --rounds
 requests, each a distinct URL) with the issue's target beside each, the import times, and writes
-bench/search-results.json. Loopback only; every server it starts, it stops.
+bench/search-results-1m.json (-COUNT.json at another size). Loopback only; every server it starts, it stops.
 """
 import argparse
 import json
@@ -155,7 +155,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--postgres-url")
     parser.add_argument("--sqlite-utils", default="sqlite-utils")
-    parser.add_argument("--out", default="bench/search-results.json")
+    parser.add_argument("--out", help="where the results go (default bench/search-results-1m.json at a million, -COUNT.json otherwise)")
     args = parser.parse_args()
     binary = os.path.join(args.bin, "catalogd")
     work = tempfile.mkdtemp(prefix="catalogd-bench-search-")
@@ -196,8 +196,9 @@ def main():
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print_table(result)
-    os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    with open(args.out, "w") as f:
+    out = args.out or f"bench/search-results-{'1m' if args.count == 1_000_000 else args.count}.json"
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, "w") as f:
         json.dump(result, f, indent=2, ensure_ascii=False)
 
 

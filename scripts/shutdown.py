@@ -19,6 +19,7 @@
 """
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -218,86 +219,94 @@ def stuck_stop(args, database, shutdown_timeout, work):
         (check.returncode == 0, f"{engine}: {check.stdout}")] if not ok]
 
 
+@contextlib.contextmanager
+def stores(args, name, work):
+    """A SQLite file in `work` and, with --postgres-url, a PostgreSQL database made for the check and dropped after."""
+    database = f"catalogd_{name}_{os.getpid()}"
+    if args.postgres_url:
+        subprocess.run(["psql", args.postgres_url, "-qc", f"CREATE DATABASE {database}"], check=True, capture_output=True)
+    try:
+        yield [os.path.join(work, "catalog.sqlite")] + ([with_database(args.postgres_url, database)] if args.postgres_url else [])
+    finally:
+        if args.postgres_url:
+            subprocess.run(["psql", args.postgres_url, "-qc", f"DROP DATABASE IF EXISTS {database}"], capture_output=True)
+
+
 def stuck_followers(args):
     work = tempfile.mkdtemp(prefix="catalogd-stuck-")
     try:
         listing = os.path.join(work, "products.ndjson")
         write_products_ndjson(listing, 30_000)
-        databases = [os.path.join(work, "catalog.sqlite")]
-        postgres_database = f"catalogd_stuck_{os.getpid()}"
-        if args.postgres_url:
-            subprocess.run(["psql", args.postgres_url, "-qc", f"CREATE DATABASE {postgres_database}"], check=True, capture_output=True)
-            databases.append(with_database(args.postgres_url, postgres_database))
         failures = []
-        for database in databases:
-            # A history of 30,000 changes: each follower has megabytes to send, its socket takes under 200 KiB.
-            subprocess.run([f"{args.bin}/catalogd", "import", "products", "--from", listing, "--database", database],
-                           check=True, capture_output=True, env=dict(os.environ, CATALOG_FILMS_URL=""))
-            for shutdown_timeout in (None, 2):
-                try:
-                    failures += stuck_stop(args, database, shutdown_timeout, work)
-                except (OSError, RuntimeError, subprocess.TimeoutExpired) as error:
-                    failures.append(f"{database}, shutdown timeout {shutdown_timeout}: {error}")
+        with stores(args, "stuck", work) as databases:
+            for database in databases:
+                # A history of 30,000 changes: each follower has megabytes to send, its socket takes under 200 KiB.
+                subprocess.run([f"{args.bin}/catalogd", "import", "products", "--from", listing, "--database", database],
+                               check=True, capture_output=True, env=dict(os.environ, CATALOG_FILMS_URL=""))
+                for shutdown_timeout in (None, 2):
+                    try:
+                        failures += stuck_stop(args, database, shutdown_timeout, work)
+                    except (OSError, RuntimeError, subprocess.TimeoutExpired) as error:
+                        failures.append(f"{database}, shutdown timeout {shutdown_timeout}: {error}")
         return failures
     finally:
-        if args.postgres_url:
-            subprocess.run(["psql", args.postgres_url, "-qc", f"DROP DATABASE IF EXISTS {postgres_database}"], capture_output=True)
         shutil.rmtree(work, ignore_errors=True)
 
 
 def killed_import(args):
     """kill -9 while an import writes: the store, its search index included, is as the last import left it."""
     work = tempfile.mkdtemp(prefix="catalogd-killed-")
-    postgres_database = f"catalogd_killed_{os.getpid()}"
     try:
         first, second = os.path.join(work, "first.ndjson"), os.path.join(work, "second.ndjson")
         write_products_ndjson(first, 100_000)
         with open(first) as source, open(second, "w") as rewritten:
             for line in source:
                 rewritten.write(line.replace('"title":"Product ', '"title":"Renamed '))
-        databases = [os.path.join(work, "catalog.sqlite")]
-        if args.postgres_url:
-            subprocess.run(["psql", args.postgres_url, "-qc", f"CREATE DATABASE {postgres_database}"], check=True, capture_output=True)
-            databases.append(with_database(args.postgres_url, postgres_database))
         failures = []
-        catalogd = f"{args.bin}/catalogd"
-        for database in databases:
-            def run(*arguments):
-                return subprocess.run([catalogd, *arguments, "--database", database], capture_output=True, text=True, timeout=300)
-            run("import", "products", "--from", first)
-            importing = subprocess.Popen([catalogd, "import", "products", "--from", second, "--database", database],
-                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            time.sleep(1.0)
-            if importing.poll() is not None:
-                failures.append(f"{database}: the second import ended before it could be killed; give it a larger listing")
-            importing.kill()
-            importing.wait(timeout=30)
-            checked = run("check")
-            if checked.returncode != 0:
-                failures.append(f"{database}: check after kill -9 failed: {checked.stdout.strip()} {checked.stderr.strip()[-300:]}")
-            port = free_port()
-            with subprocess.Popen([catalogd, "serve", "--port", str(port), "--database", database, "--films-url", "", "--products-url", "",
-                                   "--import-interval", "off", "--response-cache", "off"],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as server:
-                try:
-                    wait_for(f"http://127.0.0.1:{port}/readyz")
-                    old = get_json(f"http://127.0.0.1:{port}/products?search=product%2012345%20")["count"]
-                    new = get_json(f"http://127.0.0.1:{port}/products?search=renamed%20")["count"]
-                    print(f"kill -9 during an import ({'PostgreSQL' if database.startswith('postgres') else 'SQLite'}): check exit "
-                          f"{checked.returncode}; 'product 12345' found {old} time(s), 'renamed' {new}")
-                    if (old, new) != (1, 0):
-                        failures.append(f"{database}: after kill -9, 'product 12345' found {old} times and 'renamed' {new} (want 1 and 0)")
-                finally:
-                    server.terminate()
-                    server.wait(timeout=30)
-            rerun = run("import", "products", "--from", second)
-            if rerun.returncode != 0 or run("check").returncode != 0:
-                failures.append(f"{database}: the import run again after kill -9 failed or left check failing")
+        with stores(args, "killed", work) as databases:
+            for database in databases:
+                failures += killed_import_on(args, database, first, second)
         return failures
     finally:
-        if args.postgres_url:
-            subprocess.run(["psql", args.postgres_url, "-qc", f"DROP DATABASE IF EXISTS {postgres_database}"], capture_output=True)
         shutil.rmtree(work, ignore_errors=True)
+
+
+def killed_import_on(args, database, first, second):
+    catalogd = f"{args.bin}/catalogd"
+
+    def run(*arguments):
+        return subprocess.run([catalogd, *arguments, "--database", database], capture_output=True, text=True, timeout=300)
+    failures = []
+    run("import", "products", "--from", first)
+    importing = subprocess.Popen([catalogd, "import", "products", "--from", second, "--database", database],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1.0)
+    if importing.poll() is not None:
+        failures.append(f"{database}: the second import ended before it could be killed; give it a larger listing")
+    importing.kill()
+    importing.wait(timeout=30)
+    checked = run("check")
+    if checked.returncode != 0:
+        failures.append(f"{database}: check after kill -9 failed: {checked.stdout.strip()} {checked.stderr.strip()[-300:]}")
+    port = free_port()
+    with subprocess.Popen([catalogd, "serve", "--port", str(port), "--database", database, "--films-url", "", "--products-url", "",
+                           "--import-interval", "off", "--response-cache", "off"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as server:
+        try:
+            wait_for(f"http://127.0.0.1:{port}/readyz")
+            old = get_json(f"http://127.0.0.1:{port}/products?search=product%2012345%20")["count"]
+            new = get_json(f"http://127.0.0.1:{port}/products?search=renamed%20")["count"]
+            print(f"kill -9 during an import ({'PostgreSQL' if database.startswith('postgres') else 'SQLite'}): check exit "
+                  f"{checked.returncode}; 'product 12345' found {old} time(s), 'renamed' {new}")
+            if (old, new) != (1, 0):
+                failures.append(f"{database}: after kill -9, 'product 12345' found {old} times and 'renamed' {new} (want 1 and 0)")
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    rerun = run("import", "products", "--from", second)
+    if rerun.returncode != 0 or run("check").returncode != 0:
+        failures.append(f"{database}: the import run again after kill -9 failed or left check failing")
+    return failures
 
 
 def followers_memory(args):
