@@ -117,6 +117,13 @@ struct SearchTests {
         let byPrice = try await store.products(ProductFilter(search: "lamp"), page: PageRequest(ordering: "-price")).rows.map(\.product.serialCode)
         #expect(byPrice == ["E", "C", "B", "A"])
         await #expect(throws: InvalidQuery.self) { try await store.products(ProductFilter(), page: PageRequest(ordering: "relevance")) }
+        // A cursor made by hand with a rank the search does not have names no page.
+        for position: Int64 in [3 << 48, Int64.max, -1] {
+            let cursor = ListCursor(ordering: "relevance", direction: .next, sortValue: .integer(position), key: .text("A")).encoded()
+            await #expect(throws: UnknownCursor.self) {
+                try await store.products(ProductFilter(search: "lamp"), page: PageRequest(ordering: "relevance", cursor: cursor))
+            }
+        }
         let worstFirst = try await store.products(ProductFilter(search: "lamp"), page: PageRequest(ordering: "-relevance"))
         #expect(worstFirst.rows.map(\.product.serialCode) == ranked.reversed())
     }

@@ -52,7 +52,10 @@ public struct RankedWalk: Sendable {
         forward = resolved.cursor?.direction != .previous
         ascendingInQuery = forward != resolved.descending
         if let cursor = resolved.cursor {
-            guard case .integer(let position) = cursor.sortValue, position >= 0 else { throw UnknownCursor.notIssuedHere }
+            // A position this service issued has a rank the search has: anything else is a cursor made by hand.
+            guard case .integer(let position) = cursor.sortValue, position >= 0, position >> Int64(Self.orderBits) < ranks else {
+                throw UnknownCursor.notIssuedHere
+            }
             start = (Int(position >> Int64(Self.orderBits)), position & Self.orderMask)
         } else {
             start = nil
