@@ -20,6 +20,9 @@ public enum FilmLinkKind: String, Sendable, CaseIterable {
 
 /// A film as the SWAPI-shaped feed and the write API describe it, validated.
 public struct Film: FeedRecord, Equatable {
+    /// The largest episode a store keeps: a search's cursor holds a film's position in 48 bits (`RankedWalk`).
+    public static let maximumEpisodeID = (1 << 48) - 1
+
     public var episodeID: Int
     public var title: String
     public var openingCrawl: String
@@ -57,6 +60,9 @@ public struct Film: FeedRecord, Equatable {
         let fields = try FieldReader(json, entity: "film")
         guard let episodeID = try fields.integer("episode_id") else { throw RecordError("episode_id is missing") }
         guard episodeID > 0 else { throw RecordError("episode_id must be a positive integer, got \(episodeID)") }
+        guard episodeID <= Self.maximumEpisodeID else {
+            throw RecordError("episode_id must be at most \(Self.maximumEpisodeID), got \(episodeID)")
+        }
         let releaseDate = try fields.requiredString("release_date")
         guard CalendarDate.isValid(releaseDate) else {
             throw RecordError("release_date must be a calendar date YYYY-MM-DD, got \(releaseDate)")

@@ -74,6 +74,10 @@ struct RecordTests {
         (#"{"title": "x", "release_date": "1977-05-25"}"#, "episode_id is missing"),
         (#"{"episode_id": "4", "title": "x", "release_date": "1977-05-25"}"#, "episode_id must be an integer, got string"),
         (#"{"episode_id": 4.5, "title": "x", "release_date": "1977-05-25"}"#, "episode_id must be an integer, got 4.5"),
+        (
+            #"{"episode_id": 281474976710656, "title": "x", "release_date": "1977-05-25"}"#,
+            "episode_id must be at most 281474976710655, got 281474976710656"
+        ),
         (#"{"episode_id": 4, "release_date": "1977-05-25"}"#, "title is missing"),
         (#"{"episode_id": 4, "title": "x", "release_date": "1977-02-30"}"#, "release_date must be a calendar date YYYY-MM-DD, got 1977-02-30"),
         (#"{"episode_id": 4, "title": "x", "release_date": "1977-05-25", "planets": [1]}"#, "planets must be an array of strings, found number"),
