@@ -116,7 +116,11 @@ struct SearchTests {
         #expect(named == ranked)
         let byPrice = try await store.products(ProductFilter(search: "lamp"), page: PageRequest(ordering: "-price")).rows.map(\.product.serialCode)
         #expect(byPrice == ["E", "C", "B", "A"])
-        await #expect(throws: InvalidQuery.self) { try await store.products(ProductFilter(), page: PageRequest(ordering: "relevance")) }
+        // Without a search, relevance is the list's own ordering.
+        let all = try await store.products(ProductFilter(), page: PageRequest(ordering: "relevance")).rows.map(\.product.serialCode)
+        #expect(all == ["A", "B", "C", "D", "E"])
+        let reversed = try await store.products(ProductFilter(), page: PageRequest(ordering: "-relevance")).rows.map(\.product.serialCode)
+        #expect(reversed == ["E", "D", "C", "B", "A"])
         // A cursor made by hand with a rank the search does not have names no page.
         for position: Int64 in [3 << 48, Int64.max, -1] {
             let cursor = ListCursor(ordering: "relevance", direction: .next, sortValue: .integer(position), key: .text("A")).encoded()

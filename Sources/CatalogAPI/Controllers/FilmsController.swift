@@ -52,6 +52,10 @@ struct FilmsController<Context: RequestContext> {
     }
 
     static func episodeID(_ context: Context) throws(Problem) -> Int {
-        try QueryReader.positiveInteger("episode_id", context, as: Int.self)
+        let episodeID = try QueryReader.positiveInteger("episode_id", context, as: Int.self)
+        guard episodeID <= Film.maximumEpisodeID else {
+            throw Problem.badParameter("episode_id", "episode_id must be at most \(Film.maximumEpisodeID), got \(episodeID)")
+        }
+        return episodeID
     }
 }

@@ -1,11 +1,13 @@
 extension PageRequest {
     /// The request as a search reads it: best match first (`ordering=relevance`) unless it names another ordering.
-    /// Relevance ranks the matches of a search: without one it is an `InvalidQuery`.
-    public func ranked(by search: SearchQuery?) throws -> PageRequest {
+    /// Without a search every row is as relevant as the next: `relevance` is then the list's own ordering
+    /// (reversed with `-`), so that a client may keep it on while the search box is empty.
+    public func ranked(by search: SearchQuery?, in listOrdering: ListOrdering) -> PageRequest {
         var ranked = self
         if ordering == nil, search != nil { ranked.ordering = ListOrdering.relevance }
         if search == nil, let ordering, ordering.hasSuffix(ListOrdering.relevance) {
-            throw InvalidQuery(parameter: "ordering", detail: "ordering=\(ordering) ranks the matches of a search: give search too")
+            let reversed = ordering.hasPrefix("-") != listOrdering.defaultOrdering.hasPrefix("-")
+            ranked.ordering = (reversed ? "-" : "") + listOrdering.keyField
         }
         return ranked
     }

@@ -7,7 +7,7 @@ extension PostgresCatalogStore {
         try await transaction(.read) { connection in
             var filters = PostgresConditions()
             if let director = filter.director { filters.add("director = \(filters.parameter(director))") }
-            let request = try request.ranked(by: filter.searchQuery)
+            let request = request.ranked(by: filter.searchQuery, in: .films)
             return try await page(.films, connection, request: request, filters: filters, search: filter.searchQuery, decode: PostgresRows.film) {
                 rows in
                 try await PostgresRows.attachLinks(to: &rows, connection, logger: logger)
@@ -27,7 +27,7 @@ extension PostgresCatalogStore {
     public func products<Rows: ProductPageRows>(
         _ filter: ProductFilter, page request: PageRequest, into rows: Rows
     ) async throws -> Page<Rows> {
-        let request = try request.ranked(by: filter.searchQuery)
+        let request = request.ranked(by: filter.searchQuery, in: .products)
         let listing = PostgresListing.products
         return try await transaction(try listing.isRanked(request, filter.searchQuery) ? .read : .single) { connection in
             var filters = PostgresConditions(products: filter)
@@ -65,7 +65,7 @@ extension PostgresCatalogStore {
     }
 
     public func categories(_ filter: CategoryFilter, page request: PageRequest) async throws -> Page<[CategoryRow]> {
-        let request = try request.ranked(by: filter.searchQuery)
+        let request = request.ranked(by: filter.searchQuery, in: .categories)
         return try await transaction(try PostgresListing.categories.isRanked(request, filter.searchQuery) ? .read : .single) { connection in
             try await page(
                 .categories, connection, request: request, filters: PostgresConditions(), search: filter.searchQuery, decode: PostgresRows.category)

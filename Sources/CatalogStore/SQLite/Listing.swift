@@ -194,7 +194,7 @@ extension SQLiteCatalogStore {
             var conditions = Conditions()
             if let director = filter.director { conditions.add("director = ?", director) }
             var (rows, next, previous) = try Self.filmListing.page(
-                db, request: try request.ranked(by: filter.searchQuery), filters: conditions, search: filter.searchQuery, decode: FilmRow.init(row:))
+                db, request: request.ranked(by: filter.searchQuery, in: .films), filters: conditions, search: filter.searchQuery, decode: FilmRow.init(row:))
             try FilmRow.attachLinks(to: &rows, db)
             let count = try Self.filmListing.count(db, Self.filmListing.selecting(conditions, filter.searchQuery))
             return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db))
@@ -215,7 +215,7 @@ extension SQLiteCatalogStore {
     public func products<Rows: ProductPageRows>(
         _ filter: ProductFilter, page request: PageRequest, into rows: Rows
     ) async throws -> Page<Rows> {
-        let request = try request.ranked(by: filter.searchQuery)
+        let request = request.ranked(by: filter.searchQuery, in: .products)
         if try Self.indexAnswers(filter, request) {
             return try directReaders.read { try Self.products(filter, page: request, into: rows, $0) }
         }
@@ -290,7 +290,7 @@ extension SQLiteCatalogStore {
     public func categories(_ filter: CategoryFilter, page request: PageRequest) async throws -> Page<[CategoryRow]> {
         try await database.read { db in
             let (rows, next, previous) = try Self.categoryListing.page(
-                db, request: try request.ranked(by: filter.searchQuery), filters: Conditions(), search: filter.searchQuery,
+                db, request: request.ranked(by: filter.searchQuery, in: .categories), filters: Conditions(), search: filter.searchQuery,
                 decode: CategoryRow.init(row:))
             let count = try Self.categoryListing.count(db, Self.categoryListing.selecting(Conditions(), filter.searchQuery))
             return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db))
