@@ -194,7 +194,8 @@ extension SQLiteCatalogStore {
             var conditions = Conditions()
             if let director = filter.director { conditions.add("director = ?", director) }
             var (rows, next, previous) = try Self.filmListing.page(
-                db, request: request.ranked(by: filter.searchQuery, in: .films), filters: conditions, search: filter.searchQuery, decode: FilmRow.init(row:))
+                db, request: request.ranked(by: filter.searchQuery, in: .films), filters: conditions, search: filter.searchQuery,
+                decode: FilmRow.init(row:))
             try FilmRow.attachLinks(to: &rows, db)
             let count = try Self.filmListing.count(db, Self.filmListing.selecting(conditions, filter.searchQuery))
             return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db))
