@@ -7,7 +7,7 @@ public struct SearchFields: Sendable {
     /// Every searched column, in rank order.
     public var columns: [String] { ranks.flatMap { $0 } }
 
-    /// The columns of the first `count` ranks together: a row's rank is the first of these its match fits in.
+    /// The columns of the ranks up to `rank`, together: a row's rank is the first whose columns hold its match.
     public func columns(throughRank rank: Int) -> [String] { ranks.prefix(rank + 1).flatMap { $0 } }
 
     public static let products = SearchFields(ranks: [["name"], ["brand"], ["description", "category"]])

@@ -27,13 +27,14 @@ extension PostgresCatalogStore {
     public func products<Rows: ProductPageRows>(
         _ filter: ProductFilter, page request: PageRequest, into rows: Rows
     ) async throws -> Page<Rows> {
-        let request = request.ranked(by: filter.searchQuery, in: .products)
+        let search = filter.searchQuery
+        let request = request.ranked(by: search, in: .products)
         let listing = PostgresListing.products
-        return try await transaction(try listing.isRanked(request, filter.searchQuery) ? .read : .single) { connection in
+        return try await transaction(try listing.isRanked(request, search) ? .read : .single) { connection in
             var filters = PostgresConditions(products: filter)
             let count = Self.productCount(filter, &filters)
             return try await listing.page(
-                connection, request: request, filters: filters, search: filter.searchQuery, count: count, store: description,
+                connection, request: request, filters: filters, search: search, count: count, store: description,
                 logger: logger, into: rows
             ) { rows, row in try PostgresRows.withStoredProduct(row) { rows.append($0) } }
         }
@@ -42,17 +43,9 @@ extension PostgresCatalogStore {
     /// The statement that counts the products `filter` selects when the derived counts of categories answer it (a
     /// filter by category or stock or both, or none), its parameters added to `filters`; nil to count the rows.
     static func productCount(_ filter: ProductFilter, _ filters: inout PostgresConditions) -> String? {
-        var others = filter
-        (others.category, others.inStock) = (nil, nil)
-        guard others.isEmpty else { return nil }
-        let column =
-            switch filter.inStock {
-            case nil: "product_count"
-            case true?: "in_stock_count"
-            case false?: "product_count - in_stock_count"
-            }
-        guard let category = filter.category else { return "SELECT SUM(\(column)) FROM categories" }
-        return "SELECT \(column) FROM categories WHERE name = \(filters.parameter(category))"
+        guard let (expression, category) = filter.derivedCount else { return nil }
+        guard let category else { return "SELECT SUM(\(expression)) FROM categories" }
+        return "SELECT \(expression) FROM categories WHERE name = \(filters.parameter(category))"
     }
 
     public func product(serialCode: String) async throws -> (ProductRow?, StoreVersions) {

@@ -20,12 +20,11 @@ extension PostgresListing {
         return selected
     }
 
-    /// Sets whether the planner may walk an index or the table, when `value` is given, for the rest of the transaction.
-    private func setPlanner(_ value: String?, _ connection: PostgresConnection, logger: Logger) async throws {
-        guard let value else { return }
-        for setting in ["enable_indexscan", "enable_seqscan"] {
-            try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL \(setting) = \(value)"), logger: logger)
-        }
+    /// Sets whether the planner may walk an index or the table, for the rest of the transaction, in one statement.
+    private func allowWalks(_ allowed: Bool, _ connection: PostgresConnection, logger: Logger) async throws {
+        let value = allowed ? "on" : "off"
+        let sql = "SELECT set_config('enable_indexscan', '\(value)', true), set_config('enable_seqscan', '\(value)', true)"
+        try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
     }
 
     /// Reads one page of the rows `filters` and `search` select: along the search's ranks when ordered by relevance
@@ -58,17 +57,22 @@ extension PostgresListing {
                 try body(row, position)
             }
         }
-        var total = 0
+        // The count and the versions in one statement, from the transaction's snapshot like the steps.
         let countSQL = count ?? "SELECT COUNT(*) FROM \(table) \(selected.whereSQL)"
-        for try await row in try await connection.query(PostgresQuery(unsafeSQL: countSQL, binds: selected.binds), logger: logger) {
-            total = Int(try row.makeRandomAccess()[0].decode(Int64.self))
+        var total = 0
+        var versions: StoreVersions?
+        let meta = "SELECT COALESCE((\(countSQL)), 0)::bigint AS listing_count, \(PostgresCatalogStore.versionColumns)"
+        for try await row in try await connection.query(PostgresQuery(unsafeSQL: meta, binds: selected.binds), logger: logger) {
+            let row = row.makeRandomAccess()
+            total = Int(try row["listing_count"].decode(Int64.self))
+            versions = try PostgresCatalogStore.versions(from: row)
         }
         // A step reads its rank's matches in row order: the planner walks the row_order index and checks each row,
         // which finds a page at once when matches are many, and reads the whole table when they are few or none (it
         // reckons any word matches a thousandth of the rows). With few matches, the GIN index gives them all and
         // they are sorted: told so, for the rest of this read-only transaction.
         let fewMatches = total <= Self.fewMatches
-        try await setPlanner(fewMatches ? "off" : nil, connection, logger: logger)
+        if fewMatches { try await allowWalks(false, connection, logger: logger) }
         var rows = rows
         var positions: [RankedWalk.Position] = []
         for step in walk.steps where positions.count <= walk.pageSize {
@@ -81,11 +85,11 @@ extension PostgresListing {
         for step in walk.stepsBehind where !hasRowsBehind {
             try await read(step, limit: 1) { _, _ in hasRowsBehind = true }
         }
-        // The small tables read next have no index worth skipping.
-        try await setPlanner(fewMatches ? "DEFAULT" : nil, connection, logger: logger)
+        // Whatever the caller reads next in the transaction plans as usual.
+        if fewMatches { try await allowWalks(true, connection, logger: logger) }
         if walk.readsBackwards { rows.reverse() }
         let (next, previous) = walk.cursors(positions, hasRowsBehind: hasRowsBehind)
-        let versions = try await PostgresCatalogStore.versions(connection, logger: logger)
+        guard let versions else { throw StoreUnavailable(store: store, reason: "the count of a search returned no row") }
         return Page(rows: rows, count: total, nextCursor: next, previousCursor: previous, versions: versions)
     }
 }

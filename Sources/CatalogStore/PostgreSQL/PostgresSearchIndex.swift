@@ -44,17 +44,12 @@ struct PostgresSearchIndex {
         }.joined(separator: " & ")
     }
 
-    /// The condition that selects the rows matching `query` in `columns`, its text a parameter of `conditions`.
-    func condition(_ query: SearchQuery, columns: [String]? = nil, _ conditions: inout PostgresConditions) -> String {
+    /// The condition that selects the matches of `query` in `rank` and no better one, or in any column when nil; its
+    /// text a parameter of `conditions`.
+    func condition(_ query: SearchQuery, rank: Int? = nil, _ conditions: inout PostgresConditions) -> String {
         guard !query.matchesNothing else { return "false" }
-        return "search_vector @@ to_tsquery('simple'::regconfig, catalog_search_fold(\(conditions.parameter(tsquery(query, columns: columns)))))"
-    }
-
-    /// The condition that selects the matches of `query` in `rank` and no better one.
-    func condition(_ query: SearchQuery, rank: Int, _ conditions: inout PostgresConditions) -> String {
-        guard !query.matchesNothing else { return "false" }
-        var text = tsquery(query, columns: fields.columns(throughRank: rank))
-        if rank > 0 { text = "(\(text)) & !(\(tsquery(query, columns: fields.columns(throughRank: rank - 1))))" }
+        var text = tsquery(query, columns: rank.map { fields.columns(throughRank: $0) })
+        if let rank, rank > 0 { text = "(\(text)) & !(\(tsquery(query, columns: fields.columns(throughRank: rank - 1))))" }
         return "search_vector @@ to_tsquery('simple'::regconfig, catalog_search_fold(\(conditions.parameter(text))))"
     }
 }

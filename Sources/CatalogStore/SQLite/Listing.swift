@@ -242,9 +242,10 @@ extension SQLiteCatalogStore {
     ) throws -> Page<Rows> {
         var rows = rows
         let filters = Conditions(products: filter)
-        let conditions = productListing.selecting(filters, filter.searchQuery)
+        let search = filter.searchQuery
+        let conditions = productListing.selecting(filters, search)
         let (next, previous) = try productListing.page(
-            source, request: request, filters: filters, search: filter.searchQuery, into: &rows
+            source, request: request, filters: filters, search: search, into: &rows
         ) { rows, _, statement in
             rows.append(ProductColumn.stored(statement))
         }
@@ -257,17 +258,9 @@ extension SQLiteCatalogStore {
     /// answer a filter by category or stock or both, or none, and the search index a search alone, without reading
     /// the products (`ListingPlanTests` asks SQLite's plans).
     static func productCount(_ filter: ProductFilter, _ conditions: Conditions) -> (sql: String, arguments: [DatabaseValue]) {
-        var others = filter
-        (others.category, others.inStock) = (nil, nil)
-        if others.isEmpty {
-            let column =
-                switch filter.inStock {
-                case nil: "product_count"
-                case true?: "in_stock_count"
-                case false?: "product_count - in_stock_count"
-                }
-            guard let category = filter.category else { return ("SELECT COALESCE(SUM(\(column)), 0) FROM categories", []) }
-            return ("SELECT \(column) FROM categories WHERE name = ?", [category.databaseValue])
+        if let (expression, category) = filter.derivedCount {
+            guard let category else { return ("SELECT COALESCE(SUM(\(expression)), 0) FROM categories", []) }
+            return ("SELECT \(expression) FROM categories WHERE name = ?", [category.databaseValue])
         }
         var withoutSearch = filter
         withoutSearch.search = nil

@@ -32,9 +32,9 @@ struct SearchIndex {
         return "{\(columns.joined(separator: " "))} : (\(all))"
     }
 
-    /// The condition that selects the listed rows matching `query` in `columns`, with its one argument.
-    func condition(_ query: SearchQuery, columns: [String]? = nil) -> (sql: String, argument: DatabaseValue) {
-        ("\(rowColumn) IN (SELECT \(indexColumn) FROM \(table) WHERE \(table) MATCH ?)", Self.matchText(query, columns: columns).databaseValue)
+    /// The condition that selects the listed rows matching `query`, with its one argument.
+    func condition(_ query: SearchQuery) -> (sql: String, argument: DatabaseValue) {
+        ("\(rowColumn) IN (SELECT \(indexColumn) FROM \(table) WHERE \(table) MATCH ?)", Self.matchText(query).databaseValue)
     }
 
     /// The FTS5 query of the matches of `query` in `rank` and no better one.
