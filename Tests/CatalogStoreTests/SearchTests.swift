@@ -194,6 +194,16 @@ struct SearchTests {
                     request.cursor = page.previousCursor
                 }
                 #expect(back == expected.reversed(), "\(stage): '\(query)' walked back")
+                let facets = try await store.productFacets(ProductFilter(search: query), fields: [.category, .brand], size: 50)
+                for (field, values) in facets.counts {
+                    var tally: [String: Int] = [:]
+                    for key in expected {
+                        let value = field == .category ? rows[key]?.category : rows[key]?.brand
+                        if let value, !value.isEmpty { tally[value, default: 0] += 1 }
+                    }
+                    #expect(Dictionary(uniqueKeysWithValues: values.map { ($0.value, $0.count) }) == tally, "\(stage): \(field) of '\(query)'")
+                    #expect(values.map(\.count) == values.map(\.count).sorted(by: >), "\(stage): \(field) of '\(query)'")
+                }
             }
         }
         try await write(try (0..<60).map { try generated("P\($0 < 10 ? "0" : "")\($0)") })

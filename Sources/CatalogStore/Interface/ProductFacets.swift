@@ -29,3 +29,14 @@ public struct ProductFacets: Sendable {
     public static let maximumSize = 50
     public static let defaultSize = 10
 }
+
+extension FacetValue {
+    /// The `size` of `values` with the largest counts, ties in the order of the values' bytes (as SQL's binary
+    /// collation sorts them).
+    public static func largestFirst(_ values: [FacetValue], size: Int) -> [FacetValue] {
+        let ranked = values.sorted {
+            $0.count != $1.count ? $0.count > $1.count : $0.value.utf8.lexicographicallyPrecedes($1.value.utf8)
+        }
+        return Array(ranked.prefix(size))
+    }
+}

@@ -4,27 +4,35 @@ import PostgresNIO
 extension PostgresCatalogStore {
     public func productFacets(_ filter: ProductFilter, fields: [ProductFacetField], size: Int) async throws -> ProductFacets {
         try await transaction(.read) { [logger] connection in
-            var counts: [(field: ProductFacetField, values: [FacetValue])] = []
-            for field in fields {
-                var selected = PostgresListing.products.selecting(PostgresConditions(products: filter), filter.searchQuery)
-                let column = field.rawValue
-                selected.add("\(column) != ''")
-                let sql =
-                    field == .category && filter.isEmpty
-                    ? "SELECT name, product_count::bigint FROM categories ORDER BY product_count DESC, name LIMIT \(selected.parameter(size))"
-                    : """
-                    SELECT \(column), COUNT(*) AS count FROM products \(selected.whereSQL)
-                    GROUP BY \(column) ORDER BY count DESC, \(column) LIMIT \(selected.parameter(size))
-                    """
-                var values: [FacetValue] = []
-                for try await (value, count) in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: selected.binds), logger: logger)
-                    .decode((String, Int).self)
-                {
-                    values.append(FacetValue(value: value, count: count))
-                }
-                counts.append((field, values))
+            // The categories of the whole listing are its derived counts; the other facets are counted together, in
+            // one pass over the selected rows grouped by all their fields (a common search selects most of the table).
+            let derived = filter.isEmpty ? fields.filter { $0 == .category } : []
+            let grouped = fields.filter { !derived.contains($0) }
+            var values: [ProductFacetField: [FacetValue]] = [:]
+            if !derived.isEmpty {
+                let query: PostgresQuery = "SELECT name, product_count::bigint FROM categories ORDER BY product_count DESC, name LIMIT \(size)"
+                values[.category] = try await connection.query(query, logger: logger)
+                    .decode((String, Int).self).reduce(into: []) { $0.append(FacetValue(value: $1.0, count: $1.1)) }
             }
-            return ProductFacets(counts: counts, versions: try await Self.versions(connection, logger: logger))
+            if !grouped.isEmpty {
+                let selected = PostgresListing.products.selecting(PostgresConditions(products: filter), filter.searchQuery)
+                let columns = grouped.map(\.rawValue).joined(separator: ", ")
+                let sql = "SELECT \(columns), COUNT(*) FROM products \(selected.whereSQL) GROUP BY \(columns)"
+                var tallies = [[String: Int]](repeating: [:], count: grouped.count)
+                for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: selected.binds), logger: logger) {
+                    let cells = Array(row)
+                    let count = try cells[grouped.count].decode(Int.self)
+                    for index in grouped.indices {
+                        // Products without a brand hold ''; they are not a value of the facet.
+                        let value = try cells[index].decode(String.self)
+                        if !value.isEmpty { tallies[index][value, default: 0] += count }
+                    }
+                }
+                for (field, tally) in zip(grouped, tallies) {
+                    values[field] = FacetValue.largestFirst(tally.map { FacetValue(value: $0.key, count: $0.value) }, size: size)
+                }
+            }
+            return ProductFacets(counts: fields.map { ($0, values[$0] ?? []) }, versions: try await Self.versions(connection, logger: logger))
         }
     }
 }

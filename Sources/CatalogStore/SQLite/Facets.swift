@@ -1,10 +1,17 @@
 import CatalogStore
 import GRDB
+import GRDBSQLite
 
 extension SQLiteCatalogStore {
+    /// How many matches a search has before its facets are counted along whole indexes (`facetValues(_:among:)`):
+    /// below it, looking each match up by its row number costs less than walking a million index entries.
+    static let manyMatchesFrom = 20_000
+
     public func productFacets(_ filter: ProductFilter, fields: [ProductFacetField], size: Int) async throws -> ProductFacets {
         try await database.read { db in
+            let matches = try Self.manyMatches(of: filter, from: Self.manyMatchesFrom, db)
             let counts = try fields.map { field in
+                if let matches { return (field, try Self.facetValues(field, among: matches, of: filter, size: size, db)) }
                 let query = Self.facetQuery(field, of: filter, size: size)
                 let values = try Row.fetchAll(db, sql: query.sql, arguments: StatementArguments(query.arguments)).map { row in
                     FacetValue(value: row["value"], count: row["count"])
@@ -29,5 +36,50 @@ extension SQLiteCatalogStore {
             "SELECT \(column) AS value, COUNT(*) AS count FROM products \(selected.whereSQL) GROUP BY \(column) ORDER BY count DESC, value LIMIT ?",
             selected.values + [size.databaseValue]
         )
+    }
+
+    /// The row numbers of the products `filter`'s search matches, when they are more than `threshold` and the rest of
+    /// the filter is a price range, which every facet's index holds; nil otherwise.
+    static func manyMatches(of filter: ProductFilter, from threshold: Int, _ db: Database) throws -> RowNumberSet? {
+        guard let search = filter.searchQuery, !search.matchesNothing, filter.category == nil, filter.brand == nil, filter.inStock == nil
+        else { return nil }
+        var matches = RowNumberSet(largest: try db.integer("SELECT max(rowid) FROM products") ?? 0)
+        let match = "SELECT rowid FROM \(SearchIndex.products.table) WHERE \(SearchIndex.products.table) MATCH ?"
+        try db.forEachRow(match, [SearchIndex.matchText(search).databaseValue]) { _, statement in
+            matches.insert(sqlite3_column_int64(statement, 0))
+            return true
+        }
+        return matches.count > threshold ? matches : nil
+    }
+
+    /// One facet's values among `matches`, from the facet's index walked whole: its entries come grouped by value,
+    /// each with its row number, and an entry counts when the set holds its row and the price range passes it.
+    static func facetValues(
+        _ field: ProductFacetField, among matches: RowNumberSet, of filter: ProductFilter, size: Int, _ db: Database
+    ) throws -> [FacetValue] {
+        let column = field.rawValue
+        var selected = Conditions(products: ProductFilter(minimumPrice: filter.minimumPrice, maximumPrice: filter.maximumPrice))
+        selected.add("\(column) != ''")
+        let sql = "SELECT \(column), rowid FROM products INDEXED BY products_by_\(column) \(selected.whereSQL) ORDER BY \(column)"
+        var values: [FacetValue] = []
+        var current: [UInt8] = []
+        var count = 0
+        func endValue() {
+            if count > 0 { values.append(FacetValue(value: String(decoding: current, as: UTF8.self), count: count)) }
+        }
+        try db.forEachRow(sql, selected.values) { _, statement in
+            guard matches.contains(sqlite3_column_int64(statement, 1)) else { return true }
+            let value = UnsafeBufferPointer(
+                start: sqlite3_column_text(statement, 0), count: Int(sqlite3_column_bytes(statement, 0)))
+            if !value.elementsEqual(current) {
+                endValue()
+                current = Array(value)
+                count = 0
+            }
+            count += 1
+            return true
+        }
+        endValue()
+        return FacetValue.largestFirst(values, size: size)
     }
 }
