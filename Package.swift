@@ -93,8 +93,9 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
-            // A symbolic link to the repository's openapi.yaml, compiled in as PackageResources.openapi_yaml.
-            resources: [.embedInCode("openapi.yaml")],
+            // A symbolic link to the repository's openapi.yaml, compiled in as PackageResources.openapi_yaml; the
+            // pages' stylesheet and script, as PackageResources.catalogd_css and catalogd_js.
+            resources: [.embedInCode("openapi.yaml"), .embedInCode("Assets/catalogd.css"), .embedInCode("Assets/catalogd.js")],
             swiftSettings: swiftSettings
         ),
         // glibc's allocator settings, which Swift's Glibc module does not export.

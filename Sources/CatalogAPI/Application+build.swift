@@ -160,6 +160,7 @@ public func buildRouter(_ components: ServiceComponents, configuration: ServiceC
     ChangesController(store: store, notifier: components.notifier, clients: components.metrics.feedClients).addRoutes(to: resource("changes"))
     ImportsController(store: store, importer: components.importer, token: token, urls: urls, cache: cache).addRoutes(to: resource("imports"))
     RootController(urls: urls, resources: resources).addRoutes(to: router)
+    AssetsController().addRoutes(to: router)
     let freshness = configuration.staleAfter.map {
         ImportFreshness(sources: components.importer.configuredSources, staleAfter: $0, serviceStarted: Date())
     }

@@ -3,18 +3,18 @@ import CatalogStore
 import Hummingbird
 
 /// A page's products as rendered, with the facets asked for, counted in the same state of the catalogue.
-struct FacetedProducts: Sendable {
+struct FacetedProducts<Rows: ProductPageRows>: Sendable {
     /// Reads of a page and its facets before giving up, when writes keep moving the catalogue in between.
-    static let snapshotAttempts = 3
+    static var snapshotAttempts: Int { 3 }
 
-    var products: RenderedProducts
+    var products: Rows
     var facets: ProductFacets?
 
     /// The page, and the facets of the products `filter` selects when some are asked for. Both are read again
     /// when a write came in between, so that the counts always describe the page's catalogue.
     static func read(
         _ store: any CatalogStore, filter: ProductFilter, page request: PageRequest, facets: (fields: [ProductFacetField], size: Int)?,
-        rows: @autoclosure () -> RenderedProducts
+        rows: @autoclosure () -> Rows
     ) async throws -> Page<FacetedProducts> {
         for _ in 0..<snapshotAttempts {
             let page = try await store.products(filter, page: request, into: rows())

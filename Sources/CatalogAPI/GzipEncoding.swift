@@ -23,9 +23,12 @@ enum GzipEncoding {
         return ByteBuffer(bytes: compressed.readableBytesView)
     }
 
-    /// Marks a response whose body varies with `Accept-Encoding`, and names the encoding when it is gzip.
+    /// What a GET's body varies with: its encoding, and whether it is JSON or a page (`ResponseFormat`).
+    static let vary = "Accept, Accept-Encoding"
+
+    /// Marks a response whose body varies with `Accept-Encoding` and `Accept`, and names the encoding when it is gzip.
     static func setHeaders(_ headers: inout HTTPFields, gzip: Bool) {
-        headers[.vary] = "Accept-Encoding"
+        headers[.vary] = vary
         if gzip { headers[.contentEncoding] = "gzip" }
     }
 }

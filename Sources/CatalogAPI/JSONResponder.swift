@@ -10,7 +10,7 @@ enum JSONResponder {
     /// their gzip forms, compressed the first time a client asks for one.
     static func conditionalGET(
         _ request: Request, store: any CatalogStore, cache: ResponseCache?, baseURL: String, name: String,
-        family: ResourceFamily, render: () async throws -> (bytes: [UInt8], versions: StoreVersions)
+        family: ResourceFamily, contentType: String = "application/json", render: () async throws -> (bytes: [UInt8], versions: StoreVersions)
     ) async throws -> Response {
         let acceptEncoding = AcceptEncoding(request.headers)
         let currentVersions = try await store.currentVersions()
@@ -20,33 +20,37 @@ enum JSONResponder {
         let expected = current.encoded(gzip: acceptEncoding.prefersGzip)
         if expected.match(request) == .exact { return notModified(expected, seq: currentVersions.lastSeq) }
         if let body = cache?.body(for: current.value) {
-            return try respond(request, body: body, tag: current, seq: currentVersions.lastSeq, acceptEncoding: acceptEncoding, cache: cache)
+            return try respond(
+                request, body: body, tag: current, seq: currentVersions.lastSeq, acceptEncoding: acceptEncoding, cache: cache,
+                contentType: contentType)
         }
         // Rendering also validates the request: `*` answers 304 only for a request that has a representation.
         let (bytes, versions) = try await render()
         let rendered = EntityTag(version: versions[family], family: name, request: request, baseURL: baseURL)
         let body = ByteBuffer(bytes: bytes)
         cache?.store(body, for: rendered.value, family: name, version: versions[family])
-        return try respond(request, body: body, tag: rendered, seq: versions.lastSeq, acceptEncoding: acceptEncoding, cache: cache)
+        return try respond(
+            request, body: body, tag: rendered, seq: versions.lastSeq, acceptEncoding: acceptEncoding, cache: cache, contentType: contentType)
     }
 
     /// 200 with the body in the encoding the client prefers, or 304 when `If-None-Match` names that representation.
     private static func respond(
-        _ request: Request, body: ByteBuffer, tag plainTag: EntityTag, seq: Int64, acceptEncoding: AcceptEncoding, cache: ResponseCache?
+        _ request: Request, body: ByteBuffer, tag plainTag: EntityTag, seq: Int64, acceptEncoding: AcceptEncoding, cache: ResponseCache?,
+        contentType: String
     ) throws -> Response {
         let gzip = GzipEncoding.applies(to: body, for: acceptEncoding)
         let tag = plainTag.encoded(gzip: gzip)
         if tag.match(request) != .none { return notModified(tag, seq: seq) }
         var headers: HTTPFields = [.catalogSeq: String(seq)]
         GzipEncoding.setHeaders(&headers, gzip: gzip)
-        guard gzip else { return json(body, tag: tag, headers: headers) }
+        guard gzip else { return json(body, tag: tag, headers: headers, contentType: contentType) }
         // Without a cache entry (the cache off, or a body too big for it) the body is compressed for this request only.
         let compressed = try cache?.gzipBody(for: plainTag.value, plain: body, compress: GzipEncoding.compress) ?? GzipEncoding.compress(body)
-        return json(compressed, tag: tag, headers: headers)
+        return json(compressed, tag: tag, headers: headers, contentType: contentType)
     }
 
     private static func notModified(_ tag: EntityTag, seq: Int64) -> Response {
-        Response(status: .notModified, headers: [.eTag: tag.value, .catalogSeq: String(seq), .vary: "Accept-Encoding"])
+        Response(status: .notModified, headers: [.eTag: tag.value, .catalogSeq: String(seq), .vary: GzipEncoding.vary])
     }
 
     /// A JSON response compressed when the client accepts gzip and the body is big enough; for bodies made
@@ -63,9 +67,12 @@ enum JSONResponder {
         json(ByteBuffer(bytes: bytes), tag: tag, status: status, headers: headers)
     }
 
-    static func json(_ body: ByteBuffer, tag: EntityTag? = nil, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+    static func json(
+        _ body: ByteBuffer, tag: EntityTag? = nil, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:],
+        contentType: String = "application/json"
+    ) -> Response {
         var headers = headers
-        headers[.contentType] = "application/json"
+        headers[.contentType] = contentType
         if let tag { headers[.eTag] = tag.value }
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: body))
     }

@@ -80,13 +80,13 @@ struct RequestURLs: Sendable {
         return String(decoding: url, as: UTF8.self)
     }
 
-    /// The request's list narrowed to `value` of the parameter `name`, from its first page: the request's other
-    /// parameters, then `name=value`.
-    static func narrowedURL(base: String, request: Request, name: String, value: String) -> String {
+    /// The request's list narrowed to `value` of the parameter `name`, from its first page unless `keepingCursor`:
+    /// the request's other parameters, then `name=value`.
+    static func narrowedURL(base: String, request: Request, name: String, value: String, keepingCursor: Bool = false) -> String {
         var url = base + request.uri.path + "?"
         for parameter in (request.uri.query ?? "").split(separator: "&") {
             let parameterName = parameter.prefix { $0 != "=" }
-            guard parameterName != "cursor", parameterName != name else { continue }
+            guard keepingCursor || parameterName != "cursor", parameterName != name else { continue }
             url += parameter + "&"
         }
         return url + name + "=" + PathComponent.encode(value)

@@ -20,24 +20,32 @@ struct ProductsController<Context: RequestContext> {
     }
 
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
+        if try ResponseFormat(request) == .html { return try await ProductPages(reads: reads).list(request) }
         // Parameters are read only when the page is not cached: a cached page's URL was valid when it was rendered.
-        try await reads.list(
+        return try await reads.list(
             request,
             fetch: { representations in
-                let query = QueryReader(request)
-                let filter = ProductFilter(
-                    category: query.string("category"), brand: query.string("brand"), minimumPrice: try query.price("min_price"),
-                    maximumPrice: try query.price("max_price"), inStock: try query.bool("in_stock"), search: try query.search())
-                let page = try query.pageRequest()
+                let asked = try Self.listRequest(QueryReader(request))
                 return try await FacetedProducts.read(
-                    store, filter: filter, page: page, facets: try query.facets(),
-                    rows: RenderedProducts(representations: representations, pageSize: page.pageSize))
+                    store, filter: asked.filter, page: asked.page, facets: asked.facets,
+                    rows: RenderedProducts(representations: representations, pageSize: asked.page.pageSize))
             }, results: { _, page, writer in writer.json(page.products.json.bytes[...]) },
             trailer: { representations, page, writer in page.writeFacets(representations, request: request, into: &writer) })
     }
 
+    /// The filter, page and facets a list request asks for; a bad value is a 400 naming its parameter.
+    static func listRequest(_ query: QueryReader) throws -> (
+        filter: ProductFilter, page: PageRequest, facets: (fields: [ProductFacetField], size: Int)?
+    ) {
+        let filter = ProductFilter(
+            category: query.string("category"), brand: query.string("brand"), minimumPrice: try query.price("min_price"),
+            maximumPrice: try query.price("max_price"), inStock: try query.bool("in_stock"), search: try query.search())
+        return (filter, try query.pageRequest(), try query.facets())
+    }
+
     @Sendable func get(_ request: Request, context: Context) async throws -> Response {
         let serialCode = try QueryReader.pathParameter("serial_code", context)
+        if try ResponseFormat(request) == .html { return try await ProductPages(reads: reads).item(request, serialCode: serialCode) }
         return try await reads.item(
             request, notFound: "no product with serial_code '\(serialCode)'", fetch: { try await store.product(serialCode: serialCode) },
             render: { $0.product })

@@ -1,0 +1,139 @@
+import CatalogModel
+import CatalogStore
+import CatalogTestSupport
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import CatalogAPI
+
+@Suite("Pages: the same URLs for people, negotiated, escaped and cached like the JSON")
+struct PageTests {
+    /// What a browser sends.
+    static let browser: HTTPFields = [.accept: "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8"]
+    /// Names a feed or a writer could supply that would run as script if they were written unescaped.
+    static let hostileNames = ["<img src=x onerror=alert(1)>", "<script>alert(2)</script>", "\"><svg onload=alert(3)>", "Tom & Jerry's"]
+
+    static func seed(_ store: any CatalogStore) async throws {
+        let products = try hostileNames.enumerated().map { index, name in
+            Product(
+                serialCode: "H\(index)", name: name, description: "a lamp named \(name)", category: name, brand: name,
+                price: try Price(parsing: "1\(index).50"), stock: index)
+        }
+        _ = try await store.upsertProducts(products, author: "api")
+    }
+
+    static func body(_ response: TestResponse) -> String { String(buffer: response.body) }
+
+    @Test func acceptDecidesTheFormatAndFormatOverridesIt() throws {
+        func format(_ accept: String?, _ uri: String = "/products") throws -> ResponseFormat {
+            var headers: HTTPFields = [:]
+            if let accept { headers[.accept] = accept }
+            return try ResponseFormat(
+                Request(
+                    head: HTTPRequest(method: .get, scheme: "http", authority: "localhost", path: uri, headerFields: headers),
+                    body: .init(buffer: ByteBuffer())))
+        }
+        #expect(try format(nil) == .json)
+        #expect(try format("*/*") == .json)
+        #expect(try format("application/json") == .json)
+        #expect(try format("text/html, application/json") == .json)
+        #expect(try format("text/html;q=0.5, application/json;q=0.9") == .json)
+        #expect(try format("application/json;q=0.5, text/html") == .html)
+        #expect(try format("text/html") == .html)
+        #expect(try format(Self.browser[.accept]) == .html)
+        #expect(try format("text/html;q=0.8, application/*;q=0.9") == .json)
+        #expect(try format(Self.browser[.accept], "/products?format=json") == .json)
+        #expect(try format("*/*", "/products?format=html") == .html)
+        #expect(throws: Problem.self) { try format(nil, "/products?format=xml") }
+    }
+
+    @Test(arguments: StoreBackend.available) func jsonClientsGetTheSameBytesAndBrowsersGetAPage(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, components in
+            try await Self.seed(components.store)
+            for uri in ["/products", "/products?search=lamp&page_size=2", "/products/H1", "/products?brand=Tom%20%26%20Jerry's&facets=category"] {
+                let plain = try await get(client, uri)
+                #expect(plain.headers[.contentType] == "application/json", "\(uri)")
+                #expect(plain.headers[.vary] == "Accept, Accept-Encoding", "\(uri)")
+                for accept in ["*/*", "application/json", "text/html, application/json"] {
+                    let other = try await get(client, uri, headers: [.accept: accept])
+                    #expect(other.body == plain.body && other.headers[.eTag] == plain.headers[.eTag], "\(uri) with \(accept)")
+                }
+                let page = try await get(client, uri, headers: Self.browser)
+                #expect(page.status == .ok, "\(uri)")
+                #expect(page.headers[.contentType] == "text/html; charset=utf-8", "\(uri)")
+                #expect(page.headers[.vary] == "Accept, Accept-Encoding", "\(uri)")
+                #expect(page.headers[.eTag] != nil && page.headers[.eTag] != plain.headers[.eTag], "\(uri)")
+                #expect(page.headers[.contentSecurityPolicy]?.contains("frame-ancestors 'none'") == true, "\(uri)")
+                #expect(page.headers[.contentSecurityPolicy]?.contains("unsafe-inline") == false, "\(uri)")
+                #expect(page.headers[.xContentTypeOptions] == "nosniff", "\(uri)")
+                #expect(Self.body(page).hasPrefix("<!DOCTYPE html>"), "\(uri)")
+                let notModified = try await get(client, uri, headers: Self.browser + [.ifNoneMatch: page.headers[.eTag] ?? ""])
+                #expect(notModified.status == .notModified, "\(uri)")
+                let jsonTagOnPage = try await get(client, uri, headers: Self.browser + [.ifNoneMatch: plain.headers[.eTag] ?? ""])
+                #expect(jsonTagOnPage.status == .ok, "\(uri)")
+                let forcedPage = try await get(client, uri + (uri.contains("?") ? "&" : "?") + "format=html")
+                #expect(forcedPage.headers[.contentType] == "text/html; charset=utf-8", "\(uri)")
+                let forcedJSON = try await get(client, uri + (uri.contains("?") ? "&" : "?") + "format=json", headers: Self.browser)
+                #expect(forcedJSON.headers[.contentType] == "application/json", "\(uri)")
+            }
+            let bad = try await get(client, "/products?format=xml", headers: Self.browser)
+            #expect(bad.status == .badRequest)
+            #expect(bad.headers[.contentType] == "application/problem+json")
+        }
+    }
+
+    @Test(arguments: StoreBackend.available) func valuesFromFeedsAndWritersAreTextNeverMarkup(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, components in
+            try await Self.seed(components.store)
+            for uri in ["/products", "/products?facets=brand", "/products?search=lamp", "/products/H0", "/products/H1", "/products/H2"] {
+                let page = Self.body(try await get(client, uri, headers: Self.browser))
+                for raw in ["<img src=x", "<script>alert", "<svg onload", "onerror=alert(1)>"] {
+                    #expect(!page.contains(raw), "\(uri) holds \(raw)")
+                }
+                #expect(page.contains("&lt;") && page.contains("&gt;"), "\(uri)")
+            }
+            let list = Self.body(try await get(client, "/products", headers: Self.browser))
+            #expect(list.contains("&lt;img src=x onerror=alert(1)&gt;"))
+            #expect(list.contains("&quot;&gt;&lt;svg onload=alert(3)&gt;"))
+            #expect(list.contains("Tom &amp; Jerry&#39;s"))
+            // The only script a page loads is the service's own file.
+            #expect(list.components(separatedBy: "<script").count == 2)
+        }
+    }
+
+    @Test(arguments: StoreBackend.available) func aListPageHasTheSearchFacetsSortingAndCursors(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, components in
+            try await Self.seed(components.store)
+            let page = Self.body(try await get(client, "/products?page_size=2&ordering=price", headers: Self.browser))
+            #expect(page.contains("<p class=\"count\">4 products</p>"))
+            #expect(page.contains("<input id=\"search\" name=\"search\" type=\"search\""))
+            #expect(page.contains("aria-sort=\"ascending\"><a href=\"/products?page_size=2&amp;ordering=-price\">Price ↑</a>"))
+            #expect(page.contains("href=\"/products?page_size=2&amp;ordering=price&amp;brand=Tom%20%26%20Jerry%27s\""))
+            let next = try #require(
+                page.range(of: "rel=\"next\"") != nil ? page.components(separatedBy: "<a href=\"").first { $0.contains("rel=\"next\"") } : nil)
+            let nextURL = String(next.prefix { $0 != "\"" }).replacingOccurrences(of: "&amp;", with: "&")
+            let second = Self.body(try await get(client, nextURL, headers: Self.browser))
+            #expect(second.contains("rel=\"prev\""))
+            #expect(second.contains("H2") && second.contains("H3") && !second.contains(">H0<"))
+            let json = try await get(client, "/products?page_size=2&ordering=price&format=json")
+            #expect(json.headers[.contentType] == "application/json")
+            #expect(page.contains("href=\"/products?page_size=2&amp;ordering=price&amp;format=json\""))
+        }
+    }
+
+    @Test(arguments: StoreBackend.available) func assetsAreServedWithLongCachingAndUnknownOnesAre404(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, _ in
+            for asset in PageAsset.all {
+                let response = try await get(client, asset.path)
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == asset.contentType)
+                #expect(response.headers[.cacheControl]?.contains("immutable") == true)
+                #expect(Array(response.body.readableBytesView) == asset.bytes)
+            }
+            #expect(try await get(client, "/assets/catalogd-0.css").status == .notFound)
+        }
+    }
+}
