@@ -94,8 +94,11 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             // A symbolic link to the repository's openapi.yaml, compiled in as PackageResources.openapi_yaml; the
-            // pages' stylesheet and script, as PackageResources.catalogd_css and catalogd_js.
-            resources: [.embedInCode("openapi.yaml"), .embedInCode("Assets/catalogd.css"), .embedInCode("Assets/catalogd.js")],
+            // pages' stylesheet, script and icon, as PackageResources.catalogd_css, catalogd_js and catalogd_svg.
+            resources: [
+                .embedInCode("openapi.yaml"), .embedInCode("Assets/catalogd.css"), .embedInCode("Assets/catalogd.js"),
+                .embedInCode("Assets/catalogd.svg"),
+            ],
             swiftSettings: swiftSettings
         ),
         // glibc's allocator settings, which Swift's Glibc module does not export.

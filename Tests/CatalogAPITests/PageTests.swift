@@ -124,6 +124,22 @@ struct PageTests {
         }
     }
 
+    @Test(arguments: StoreBackend.available) func aFormSubmittedWithoutScriptIsRedirectedToTheURLTheLinksUse(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, components in
+            try await Self.seed(components.store)
+            let submitted = try await get(
+                client, "/products?search=Tom+%26+Jerry&category=&brand=&min_price=&max_price=&in_stock=&ordering=", headers: Self.browser)
+            #expect(submitted.status == .seeOther)
+            #expect(submitted.headers[.location] == "/products?search=Tom%20%26%20Jerry")
+            let empty = try await get(client, "/products?search=&min_price=", headers: Self.browser)
+            #expect(empty.headers[.location] == "/products")
+            let page = Self.body(try await get(client, "/products?search=Tom%20%26%20Jerry", headers: Self.browser))
+            #expect(page.contains("<p class=\"count\">1 product matching “Tom &amp; Jerry”</p>"))
+            // JSON keeps reading `+` as itself and an empty price as a 400, as documented.
+            #expect(try await get(client, "/products?min_price=").status == .badRequest)
+        }
+    }
+
     @Test(arguments: StoreBackend.available) func assetsAreServedWithLongCachingAndUnknownOnesAre404(_ backend: StoreBackend) async throws {
         try await WriteHarness(backend: backend).run { client, _ in
             for asset in PageAsset.all {

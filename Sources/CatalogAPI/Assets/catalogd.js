@@ -11,7 +11,12 @@
   input.addEventListener("input", function () {
     clearTimeout(timer);
     timer = setTimeout(async function () {
-      const url = form.action + "?" + new URLSearchParams(new FormData(form)).toString();
+      // The service's own form of the URL: no empty fields, spaces as %20 (see PageURLs.canonical).
+      const fields = [];
+      for (const [name, value] of new FormData(form)) {
+        if (value !== "") fields.push(encodeURIComponent(name) + "=" + encodeURIComponent(value));
+      }
+      const url = form.action + "?" + fields.join("&");
       const ticket = ++latest;
       try {
         const response = await fetch(url, { headers: { Accept: "text/html" } });

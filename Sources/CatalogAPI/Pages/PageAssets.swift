@@ -1,7 +1,7 @@
 import CatalogModel
 import Hummingbird
 
-/// The stylesheet and the script every page links to, compiled into the binary (`PackageResources`) and served
+/// The stylesheet, the script and the icon every page links to, compiled into the binary (`PackageResources`) and served
 /// under names that carry a hash of their bytes: a browser may keep them for a year, and a new build's pages
 /// name new files.
 struct PageAsset: Sendable {
@@ -21,7 +21,8 @@ struct PageAsset: Sendable {
         name: "catalogd", extension: "css", contentType: "text/css; charset=utf-8", bytes: PackageResources.catalogd_css)
     static let script = PageAsset(
         name: "catalogd", extension: "js", contentType: "text/javascript; charset=utf-8", bytes: PackageResources.catalogd_js)
-    static let all = [stylesheet, script]
+    static let icon = PageAsset(name: "catalogd", extension: "svg", contentType: "image/svg+xml", bytes: PackageResources.catalogd_svg)
+    static let all = [stylesheet, script, icon]
 }
 
 /// `GET /assets/{file}`: the page assets, cached for a year.

@@ -16,6 +16,7 @@ enum PageLayout {
             head.open("meta", ["name": "viewport", "content": "width=device-width, initial-scale=1"])
             head.element("title", "\(title) · catalogd")
             head.open("link", ["rel": "stylesheet", "href": PageAsset.stylesheet.path])
+            head.open("link", ["rel": "icon", "type": "image/svg+xml", "href": PageAsset.icon.path])
             head.element("script", ["src": PageAsset.script.path, "defer": ""]) { _ in }
             head.open("link", ["rel": "alternate", "type": "application/json", "href": jsonURL])
         }

@@ -16,7 +16,8 @@ struct ProductPages {
     ]
 
     func list(_ request: Request) async throws -> Response {
-        try await reads.page(request) {
+        if let canonical = PageURLs.canonical(request) { return PageURLs.redirect(to: canonical) }
+        return try await reads.page(request) {
             let query = QueryReader(request)
             let asked = try ProductsController<BasicRequestContext>.listRequest(query)
             let page = try await FacetedProducts.read(
@@ -82,37 +83,42 @@ struct ProductPages {
         html.element("form", ["class": "search card", "action": "/products", "method": "get", "role": "search"]) { form in
             form.element("label", ["for": "search"], "Search by name, brand, description or category")
             form.element("div", ["class": "query"]) { row in
-                row.open("input", ["id": "search", "name": "search", "type": "search", "value": query.string("search") ?? "", "autocomplete": "off"])
+                row.open("input", ["id": "search", "name": "search", "type": "search", "value": query.string("search") ?? ""])
                 row.element("button", ["type": "submit"], "Search")
             }
-            form.element("div", ["class": "filters"]) { filters in
-                for (name, label, mode) in [
-                    ("category", "Category", "text"), ("brand", "Brand", "text"), ("min_price", "Lowest price", "decimal"),
-                    ("max_price", "Highest price", "decimal"),
-                ] {
-                    filters.element("div") { field in
-                        field.element("label", ["for": name], label)
-                        field.open("input", ["id": name, "name": name, "type": "text", "inputmode": mode, "value": query.string(name) ?? ""])
-                    }
-                }
-                filters.element("div") { field in
-                    field.element("label", ["for": "in_stock"], "In stock")
-                    field.element("select", ["id": "in_stock", "name": "in_stock"]) { select in
-                        for (value, label) in [("", "Any"), ("true", "In stock"), ("false", "Out of stock")] {
-                            select.element("option", ["value": value, "selected": query.string("in_stock") == value ? "" : nil], label)
+            // Folded unless one is set, so that a phone shows the results under the search box.
+            let filtering = ["category", "brand", "min_price", "max_price", "in_stock", "ordering"].contains { query.string($0) != nil }
+            form.element("details", ["open": filtering ? "" : nil]) { details in
+                details.element("summary", "Filters and order")
+                details.element("div", ["class": "filters"]) { filters in
+                    for (name, label, mode) in [
+                        ("category", "Category", "text"), ("brand", "Brand", "text"), ("min_price", "Lowest price", "decimal"),
+                        ("max_price", "Highest price", "decimal"),
+                    ] {
+                        filters.element("div") { field in
+                            field.element("label", ["for": name], label)
+                            field.open("input", ["id": name, "name": name, "type": "text", "inputmode": mode, "value": query.string(name) ?? ""])
                         }
                     }
-                }
-                filters.element("div") { field in
-                    field.element("label", ["for": "ordering"], "Order")
-                    field.element("select", ["id": "ordering", "name": "ordering"]) { select in
-                        let current = query.string("ordering") ?? ""
-                        for (value, label) in [
-                            ("", "Best match, else serial code"), ("name", "Name"), ("price", "Price, lowest first"),
-                            ("-price", "Price, highest first"),
-                            ("-stock", "Most in stock"), ("-updated_at", "Recently updated"),
-                        ] {
-                            select.element("option", ["value": value, "selected": current == value ? "" : nil], label)
+                    filters.element("div") { field in
+                        field.element("label", ["for": "in_stock"], "In stock")
+                        field.element("select", ["id": "in_stock", "name": "in_stock"]) { select in
+                            for (value, label) in [("", "Any"), ("true", "In stock"), ("false", "Out of stock")] {
+                                select.element("option", ["value": value, "selected": query.string("in_stock") == value ? "" : nil], label)
+                            }
+                        }
+                    }
+                    filters.element("div") { field in
+                        field.element("label", ["for": "ordering"], "Order")
+                        field.element("select", ["id": "ordering", "name": "ordering"]) { select in
+                            let current = query.string("ordering") ?? ""
+                            for (value, label) in [
+                                ("", "Best match (else serial code)"), ("name", "Name"), ("price", "Price, lowest first"),
+                                ("-price", "Price, highest first"),
+                                ("-stock", "Most in stock"), ("-updated_at", "Recently updated"),
+                            ] {
+                                select.element("option", ["value": value, "selected": current == value ? "" : nil], label)
+                            }
                         }
                     }
                 }

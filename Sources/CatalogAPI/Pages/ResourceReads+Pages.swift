@@ -26,6 +26,26 @@ enum PageURLs {
         RequestURLs.narrowedURL(base: "", request: request, name: name, value: value)
     }
 
+    /// The request's URL in the form the service's links use, when it is not in it: a form submitted without script
+    /// sends every field, empty ones too, and spaces as `+`. An empty price or flag would be a 400 that a person
+    /// never meant to ask for, and the API reads `+` as itself, so the page's links (its JSON among them) would
+    /// not name the same list.
+    static func canonical(_ request: Request) -> String? {
+        guard let query = request.uri.query else { return nil }
+        let kept = query.split(separator: "&").filter { $0.contains("=") && !$0.hasSuffix("=") }
+            .map { $0.replacingOccurrences(of: "+", with: "%20") }
+        let canonical = kept.joined(separator: "&")
+        guard canonical != query else { return nil }
+        return request.uri.path + (kept.isEmpty ? "" : "?" + canonical)
+    }
+
+    /// A redirect that a page answers with to the clean form of its own URL.
+    static func redirect(to location: String) -> Response {
+        var headers = PageSecurity.headers
+        headers[.location] = location
+        return Response(status: .seeOther, headers: headers)
+    }
+
     /// The request's list from `cursor`.
     static func list(_ request: Request, cursor: String) -> String {
         RequestURLs.listURL(base: "", request: request, cursor: cursor)

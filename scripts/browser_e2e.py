@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""catalogd's pages in headless chromium (selenium), against catalogd on the fake upstream; see scripts/browser-e2e.
+
+Each check prints one line; the first failure stops the run with exit 1. Loopback only; every server it starts,
+it stops; every wait is bounded.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+
+from axe_selenium_python import Axe
+from selenium import webdriver
+from selenium.common.exceptions import NoAlertPresentException, TimeoutException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import WebDriverWait
+
+sys.path.insert(0, os.path.dirname(__file__))
+from loopback import free_port, get_json, wait_for  # noqa: E402
+
+TOKEN = "browser-token"
+# Names a feed or a writer could send that would run if a page wrote them as markup: each would set
+# window.__pwned (and the CSP would log a refusal to the console).
+HOSTILE = {
+    "XSS-IMG": '<img src=x onerror="window.__pwned=1">',
+    "XSS-SCRIPT": "<script>window.__pwned=2</script>",
+    "XSS-ATTR": '"><svg onload="window.__pwned=3">',
+}
+
+
+def check(condition, what):
+    if not condition:
+        print(f"FAIL {what}")
+        raise SystemExit(1)
+    print(f"ok   {what}")
+
+
+class Servers:
+    """The fake upstream and catalogd on it, with a token for writes; both stopped on exit."""
+
+    def __init__(self, bin_dir, work):
+        self.work = work
+        upstream_port, port = free_port(), free_port()
+        self.processes = [subprocess.Popen(
+            [f"{bin_dir}/catalog-fixtures", "serve", "--port", str(upstream_port), "--products", "1000", "--seed", "1"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+        wait_for(f"http://127.0.0.1:{upstream_port}/products?limit=1", 30)
+        environment = dict(os.environ, CATALOG_API_TOKEN=TOKEN,
+                           CATALOG_FILMS_URL=f"http://127.0.0.1:{upstream_port}/api/films/",
+                           CATALOG_PRODUCTS_URL=f"http://127.0.0.1:{upstream_port}/products")
+        self.processes.append(subprocess.Popen(
+            [f"{bin_dir}/catalogd", "serve", "--port", str(port), "--database", f"{work}/catalog.sqlite",
+             "--import-interval", "1h"],
+            env=environment, stdout=open(f"{work}/catalogd.log", "w"), stderr=subprocess.STDOUT))
+        self.base = f"http://127.0.0.1:{port}"
+
+    def __enter__(self):
+        wait_for(self.base + "/readyz", 60)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            runs = get_json(self.base + "/imports")["results"]
+            if sum(1 for run in runs if run["status"] == "succeeded") == 2:
+                return self
+            time.sleep(0.1)
+        raise RuntimeError("the start-up imports did not both succeed within 60 s")
+
+    def __exit__(self, *exc):
+        for process in reversed(self.processes):
+            process.terminate()
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+    def put_product(self, serial_code, name):
+        body = json.dumps({"name": name, "description": f"hostile {name}", "category": name, "brand": name,
+                           "price": "9.99", "stock": 1}).encode()
+        request = urllib.request.Request(
+            f"{self.base}/products/{urllib.parse.quote(serial_code, safe='')}", data=body, method="PUT",
+            headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900"]:
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.set_page_load_timeout(30)
+    return driver
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    shots = []
+    with tempfile.TemporaryDirectory(prefix="catalogd-browser.") as work, Servers(args.bin, work) as servers:
+        base = servers.base
+        for serial_code, name in HOSTILE.items():
+            check(servers.put_product(serial_code, name) in (200, 201), f"PUT /products/{serial_code} with a hostile name")
+        driver = browser()
+        wait = WebDriverWait(driver, 10)
+
+        def shot(name):
+            path = os.path.join(args.out, name)
+            driver.save_screenshot(path)
+            shots.append(path)
+
+        def count_text():
+            return driver.find_element(By.CSS_SELECTOR, "#results .count").text
+
+        try:
+            driver.get(base + "/products")
+            check(driver.title == "Products · catalogd", f"/products is a page titled {driver.title!r}")
+            check(count_text() == "1003 products", f"it counts every product: {count_text()!r}")
+            shot("products.png")
+
+            search = driver.find_element(By.ID, "search")
+            for character in "product 12":
+                search.send_keys(character)
+                time.sleep(0.03)
+            wait.until(lambda d: "matching" in count_text())
+            expected = get_json(base + "/products?search=product%2012")["count"]
+            wait.until(lambda d: count_text() == f"{expected} products matching “product 12”")
+            check(True, f"results follow typing, as many as the JSON counts: {count_text()!r}")
+            check("search=product%2012" in driver.current_url, f"the address follows the typed search: {driver.current_url}")
+            search.send_keys(Keys.ENTER)
+            wait.until(lambda d: d.find_element(By.ID, "search").get_attribute("value") == "product 12"
+                       and "matching" in count_text())
+            names = [cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "td[data-label=Name]")]
+            check(names and names[0] == "Product 12", f"Enter submits the search, best match first: {names[:3]}")
+            shot("search.png")
+
+            facet = driver.find_element(By.CSS_SELECTOR, "aside.facets ul li a")
+            value = facet.text
+            facet.click()
+            wait.until(lambda d: "category=" in d.current_url)
+            categories = {cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "td[data-label=Category]")}
+            check(categories == {value}, f"a facet click narrows the list to {value!r}: {sorted(categories)}")
+
+            driver.get(base + "/products?ordering=price")
+            first_page = [cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "td[data-label='Serial code']")]
+            driver.find_element(By.CSS_SELECTOR, "a[rel=next]").click()
+            wait.until(lambda d: "cursor=" in d.current_url)
+            second_page = [cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "td[data-label='Serial code']")]
+            check(len(second_page) == 20 and not set(first_page) & set(second_page), "the next page follows the cursor")
+            check(driver.find_elements(By.CSS_SELECTOR, "a[rel=prev]"), "and links back")
+
+            driver.find_element(By.CSS_SELECTOR, "td[data-label=Name] a").click()
+            wait.until(expected_conditions.presence_of_element_located((By.CSS_SELECTOR, "dl.fields")))
+            fields = driver.find_element(By.CSS_SELECTOR, "dl.fields").text
+            check("Serial code" in fields and "Price" in fields and "Source" in fields, "a product page shows every field")
+            shot("product.png")
+
+            driver.get(base + "/products?search=hostile")
+            shown = sorted(cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "td[data-label=Name]"))
+            check(shown == sorted(HOSTILE.values()), f"hostile names show as text: {shown}")
+            shot("hostile.png")
+            for serial_code, name in HOSTILE.items():
+                driver.get(f"{base}/products/{urllib.parse.quote(serial_code)}")
+                check(driver.find_element(By.TAG_NAME, "h1").text == name, f"{serial_code}'s page shows its name as text")
+                check(driver.execute_script("return window.__pwned === undefined"), f"{serial_code}'s page ran nothing")
+                try:
+                    driver.switch_to.alert
+                    check(False, "no alert opened")
+                except NoAlertPresentException:
+                    pass
+
+            for path in ["/products", "/products?search=product", "/products/SKU-000001"]:
+                driver.get(base + path)
+                results = Axe(driver)
+                results.inject()
+                found = results.run()
+                serious = [f'{v["id"]}: {v["nodes"][0]["html"] if v["nodes"] else ""}' for v in found["violations"]
+                           if v.get("impact") in ("serious", "critical")]
+                check(not serious, f"axe-core finds no serious violation on {path}: {serious}")
+
+            errors = [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+            check(not errors, f"the console holds no error: {errors[:3]}")
+
+            driver.set_window_size(375, 812)
+            for path, name in [("/products", "phone.png"), ("/products/SKU-000001", "phone-product.png")]:
+                driver.get(base + path)
+                overflow = driver.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
+                check(overflow <= 0, f"{path} at 375 px wide scrolls only down (overflow {overflow} px)")
+                shot(name)
+        except TimeoutException as error:
+            check(False, f"a wait ended: {error.msg or 'timeout'} at {driver.current_url}")
+        finally:
+            driver.quit()
+    print("screenshots: " + ", ".join(shots))
+    print("browser-e2e: passed")
+
+
+if __name__ == "__main__":
+    main()
