@@ -310,6 +310,9 @@ def measure_serving(args, processes, database, products, work):
             args, (uncached_base + "/products?page_size=100&cursor=" + cursor_before_first_row(), uncached.pid),
             (uncached_base + "/products?page_size=100", uncached.pid), "p50_ms"),
     }
+    pages = measure_pages(args, (base, cached.pid), (uncached_base, uncached.pid), serial)
+    pairs["repeated products page (HTML) / healthz (req/s)"] = paired_rounds(
+        args, (base + "/products?page_size=100", cached.pid, [BROWSER]), (base + "/healthz", cached.pid), "rps")
     for name, pair in pairs.items():
         print(f"  {name}: median {pair['median']:.2f} of {', '.join(f'{r:.2f}' for r in pair['rounds'])}", flush=True)
     serving_rss = {"catalogd_peak_rss_mib": memory_kib(cached.pid, "VmHWM") / 1024,
@@ -337,23 +340,54 @@ def measure_serving(args, processes, database, products, work):
             print(f"  datasette {label}: {row['datasette']['rps']:,.0f} req/s", flush=True)
     serving_rss["datasette_peak_rss_mib"] = memory_kib(datasette.pid, "VmHWM") / 1024
     processes.stop(datasette)
-    return results, serving_rss, pairs
+    return results, serving_rss, pairs, pages
 
 
 PAIR_ROUNDS = 5
+BROWSER = "Accept: text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+# Each page beside its JSON: the JSON with the same facets the page shows (the products page shows the counts per
+# category and brand, 12 of each), and the plain JSON of the same URL, for information.
+PAGES = [
+    ("/products?page_size=100", "/products?page_size=100&facets=category,brand&facet_size=12", "/products?page_size=100"),
+    ("/products?search=…&page_size=100", "/products?search=product%205&page_size=100&facets=category,brand&facet_size=12",
+     "/products?search=product%205&page_size=100"),
+    ("/products/{serial_code}", None, "/products/{serial}"),
+    ("/films", None, "/films"),
+    ("/categories", None, "/categories"),
+]
+
+
+def measure_pages(args, cached, uncached, serial):
+    """Server CPU per request of each page on a first read (no cache) against its JSON, and each page repeated
+    (cached) in req/s."""
+    pages = []
+    for label, same_data, plain in PAGES:
+        plain = plain.replace("{serial}", serial)
+        page_url = plain if same_data is None else same_data.replace("&facets=category,brand&facet_size=12", "")
+        row = {"page": label,
+               "html": run_wrk(uncached[0] + page_url, uncached[1], args.duration, args.connections, [BROWSER]),
+               "json": run_wrk(uncached[0] + (same_data or plain), uncached[1], args.duration, args.connections),
+               "html_cached": run_wrk(cached[0] + page_url, cached[1], args.duration, args.connections, [BROWSER])}
+        if same_data:
+            row["plain_json"] = run_wrk(uncached[0] + plain, uncached[1], args.duration, args.connections)
+        row["cpu_ratio"] = ratio(row["html"]["cpu_ms_per_request"], row["json"]["cpu_ms_per_request"])
+        pages.append(row)
+        print(f"  page {label}: {row['html']['cpu_ms_per_request']:.3f} CPU ms first read ({row['cpu_ratio']:.2f}× its JSON), "
+              f"{row['html_cached']['rps']:,.0f} req/s repeated", flush=True)
+    return pages
 
 
 def paired_rounds(args, first, second, field):
-    """`field` of `first` over that of `second`, measured in alternating wrk runs of 3 s: each round's ratio and
-    their median. Every other round measures `second` first, so that whatever the order favours cancels out."""
+    """`field` of `first` over that of `second` (each a URL, the server's pid and optionally request headers),
+    measured in alternating wrk runs of 3 s: each round's ratio and their median. Every other round measures `second` first, so that whatever the order favours cancels out."""
     rounds = []
     for round in range(PAIR_ROUNDS):
         if round % 2 == 0:
-            a = run_wrk(first[0], first[1], 3, args.connections)[field]
-            b = run_wrk(second[0], second[1], 3, args.connections)[field]
+            a = run_wrk(*first[:2], 3, args.connections, *first[2:])[field]
+            b = run_wrk(*second[:2], 3, args.connections, *second[2:])[field]
         else:
-            b = run_wrk(second[0], second[1], 3, args.connections)[field]
-            a = run_wrk(first[0], first[1], 3, args.connections)[field]
+            b = run_wrk(*second[:2], 3, args.connections, *second[2:])[field]
+            a = run_wrk(*first[:2], 3, args.connections, *first[2:])[field]
         rounds.append(ratio(a, b))
     return {"rounds": rounds, "median": statistics.median(rounds)}
 
@@ -373,7 +407,7 @@ def ratio(a, b):
     return a / b if b else float("nan")
 
 
-def summarize(imports, serving, memory, pairs, products):
+def summarize(imports, serving, memory, pairs, pages, products):
     """The targets of the performance issues, each with its ratio and whether it is met (the current round's
     targets, and the earlier round's that still stand)."""
     by_label = {run["label"]: run for run in imports}
@@ -408,6 +442,9 @@ def summarize(imports, serving, memory, pairs, products):
         ("first read after a change (no cache) vs Datasette",
          ratio(page["catalogd_uncached"]["rps"], page["datasette"]["rps"]), at_least(10)),
         ("RSS while serving, MiB", memory["catalogd_rss_mib"], below(150)),
+        ("page / its JSON, server CPU on a first read (worst page)", max(page["cpu_ratio"] for page in pages), at_most(1.5)),
+        ("repeated products page (HTML) vs /healthz (median of 5)",
+         pairs["repeated products page (HTML) / healthz (req/s)"]["median"], at_least(0.8)),
     ]
     return [{"target": name, "value": value, "goal": goal, "met": bool(test(value))} for name, value, (goal, test) in targets]
 
@@ -440,6 +477,14 @@ def print_tables(result):
               f"({ratio(sizes['plain_bytes'], sizes['gzip_bytes']):.1f}× smaller); repeated, the gzip page serves at "
               f"{ratio(compressed['catalogd']['rps'], plain['catalogd']['rps']):.2f}× the plain one's req/s "
               f"(no cache: {ratio(compressed['catalogd_uncached']['rps'], plain['catalogd_uncached']['rps']):.2f}×)")
+    print()
+    print(f"{'page (HTML) beside its JSON':<40} {'CPU ms first read':>17} {'JSON CPU ms':>11} {'ratio':>6} {'plain JSON CPU ms':>17} "
+          f"{'repeated req/s':>14}")
+    for page in result["pages"]:
+        plain = page.get("plain_json")
+        print(f"{page['page']:<40} {page['html']['cpu_ms_per_request']:17.3f} {page['json']['cpu_ms_per_request']:11.3f} "
+              f"{page['cpu_ratio']:6.2f} {plain['cpu_ms_per_request'] if plain else page['json']['cpu_ms_per_request']:17.3f} "
+              f"{page['html_cached']['rps']:14,.0f}")
     memory = result["memory"]
     print()
     print(f"memory: catalogd RSS {memory['catalogd_rss_mib']:.0f} MiB (peak {memory['catalogd_peak_rss_mib']:.0f}), "
@@ -514,7 +559,7 @@ def main():
         for run in imports:
             print(f"  {run['label']}: {run['seconds']:.2f} s", flush=True)
         print("serving (wrk)", flush=True)
-        serving, memory, pairs = measure_serving(args, processes, database, products, work)
+        serving, memory, pairs, pages = measure_serving(args, processes, database, products, work)
         database_bytes = os.path.getsize(database)
         result = {
             **run_facts(args, products),
@@ -522,8 +567,9 @@ def main():
             "serving": serving,
             "memory": memory,
             "pairs": pairs,
+            "pages": pages,
             "database_mib": database_bytes / 2**20,
-            "targets": summarize(imports, serving, memory, pairs, products),
+            "targets": summarize(imports, serving, memory, pairs, pages, products),
             "elapsed_seconds": time.monotonic() - started,
         }
     finally:

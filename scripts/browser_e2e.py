@@ -180,7 +180,58 @@ def main():
                 except NoAlertPresentException:
                     pass
 
-            for path in ["/products", "/products?search=product", "/products/SKU-000001"]:
+            driver.get(base + "/")
+            overview = driver.find_element(By.CSS_SELECTOR, "dl.fields").text
+            check("1003 products" in overview and "6 films" in overview, "the overview counts the catalogue")
+            runs = driver.find_elements(By.CSS_SELECTOR, "td[data-label=Status]")
+            check(len(runs) == 2 and all(run.text == "succeeded" for run in runs), "and lists the last imports")
+            shot("overview.png")
+
+            driver.get(base + "/films")
+            check(len(driver.find_elements(By.CSS_SELECTOR, "tbody tr")) == 6, "/films lists the six films")
+            title = driver.find_element(By.CSS_SELECTOR, "td[data-label=Title] a")
+            expected_title = title.text
+            title.click()
+            wait.until(lambda d: d.find_element(By.TAG_NAME, "h1").text == expected_title)
+            counts = [summary.text for summary in driver.find_elements(By.CSS_SELECTOR, "details summary")]
+            check(len(counts) == 5, f"a film page shows its derived counts: {counts}")
+            shot("film.png")
+
+            driver.get(base + "/categories?ordering=-product_count")
+            category = driver.find_element(By.CSS_SELECTOR, "td[data-label=Category] a")
+            name = category.text
+            category.click()
+            wait.until(lambda d: d.find_element(By.TAG_NAME, "h1").text == name)
+            driver.find_element(By.CSS_SELECTOR, "dl.fields dd a").click()
+            wait.until(lambda d: "category=" in d.current_url)
+            listed = {cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "td[data-label=Category]")}
+            check(listed == {name}, f"a category's page links to its products: {sorted(listed)}")
+
+            driver.get(base + "/imports")
+            driver.find_element(By.CSS_SELECTOR, "td[data-label=Run] a").click()
+            wait.until(lambda d: d.find_element(By.TAG_NAME, "h1").text.startswith("Import "))
+            check("Fetched" in driver.find_element(By.CSS_SELECTOR, "dl.fields").text, "an import's page shows its counts")
+            shot("import.png")
+
+            driver.get(base + "/changes")
+            wait.until(lambda d: d.execute_script("return document.getElementById('live-changes') !== null"))
+            time.sleep(0.3)  # the EventSource connects once the script runs
+            written = time.monotonic()
+            check(servers.put_product("LIVE-1", "Written while the page was open") in (200, 201), "PUT /products/LIVE-1")
+            try:
+                WebDriverWait(driver, 1).until(
+                    lambda d: "LIVE-1" in d.find_element(By.CSS_SELECTOR, "#live-changes li").text)
+                check(True, f"the change page shows the write within 1 s ({(time.monotonic() - written) * 1000:.0f} ms)")
+            except TimeoutException:
+                check(False, "the change page shows the write within 1 s")
+            shot("changes.png")
+
+            driver.get(base + "/products/LIVE-1")
+            history = [item.text for item in driver.find_elements(By.CSS_SELECTOR, "ol.changes li")]
+            check(len(history) == 1 and "upsert product LIVE-1 by api" in history[0], f"a product's page lists its changes: {history}")
+
+            for path in ["/products", "/products?search=product", "/products/SKU-000001", "/", "/films", "/films/1", "/categories",
+                         "/imports", "/imports/1", "/changes"]:
                 driver.get(base + path)
                 results = Axe(driver)
                 results.inject()
@@ -193,11 +244,13 @@ def main():
             check(not errors, f"the console holds no error: {errors[:3]}")
 
             driver.set_window_size(375, 812)
-            for path, name in [("/products", "phone.png"), ("/products/SKU-000001", "phone-product.png")]:
+            for path, name in [("/products", "phone.png"), ("/products/SKU-000001", "phone-product.png"), ("/", None),
+                               ("/films", None), ("/films/1", None), ("/imports", None), ("/imports/1", None), ("/changes", None)]:
                 driver.get(base + path)
                 overflow = driver.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
                 check(overflow <= 0, f"{path} at 375 px wide scrolls only down (overflow {overflow} px)")
-                shot(name)
+                if name:
+                    shot(name)
         except TimeoutException as error:
             check(False, f"a wait ended: {error.msg or 'timeout'} at {driver.current_url}")
         finally:

@@ -159,11 +159,11 @@ public func buildRouter(_ components: ServiceComponents, configuration: ServiceC
     CategoriesController(reads: reads(.products, name: "categories")).addRoutes(to: resource("categories"))
     ChangesController(store: store, notifier: components.notifier, clients: components.metrics.feedClients).addRoutes(to: resource("changes"))
     ImportsController(store: store, importer: components.importer, token: token, urls: urls, cache: cache).addRoutes(to: resource("imports"))
-    RootController(urls: urls, resources: resources).addRoutes(to: router)
-    AssetsController().addRoutes(to: router)
     let freshness = configuration.staleAfter.map {
         ImportFreshness(sources: components.importer.configuredSources, staleAfter: $0, serviceStarted: Date())
     }
+    RootController(urls: urls, home: HomePage(store: store, freshness: freshness), resources: resources).addRoutes(to: router)
+    AssetsController().addRoutes(to: router)
     OperationsController(store: store, metrics: components.metrics, freshness: freshness).addRoutes(to: router)
     router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
     return router

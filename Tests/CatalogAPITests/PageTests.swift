@@ -53,7 +53,12 @@ struct PageTests {
     @Test(arguments: StoreBackend.available) func jsonClientsGetTheSameBytesAndBrowsersGetAPage(_ backend: StoreBackend) async throws {
         try await WriteHarness(backend: backend).run { client, components in
             try await Self.seed(components.store)
-            for uri in ["/products", "/products?search=lamp&page_size=2", "/products/H1", "/products?brand=Tom%20%26%20Jerry's&facets=category"] {
+            let cached = [
+                "/products", "/products?search=lamp&page_size=2", "/products/H1", "/products?brand=Tom%20%26%20Jerry's&facets=category",
+                "/categories",
+                "/categories/Tom%20%26%20Jerry's", "/imports", "/films",
+            ]
+            for uri in cached {
                 let plain = try await get(client, uri)
                 #expect(plain.headers[.contentType] == "application/json", "\(uri)")
                 #expect(plain.headers[.vary] == "Accept, Accept-Encoding", "\(uri)")
@@ -79,6 +84,16 @@ struct PageTests {
                 let forcedJSON = try await get(client, uri + (uri.contains("?") ? "&" : "?") + "format=json", headers: Self.browser)
                 #expect(forcedJSON.headers[.contentType] == "application/json", "\(uri)")
             }
+            // Pages that read several families, or the newest changes, are made for each request.
+            for uri in ["/", "/changes"] {
+                let plain = try await get(client, uri)
+                #expect(plain.headers[.contentType] == "application/json", "\(uri)")
+                #expect(try await get(client, uri, headers: [.accept: "*/*"]).body == plain.body, "\(uri)")
+                let page = try await get(client, uri, headers: Self.browser)
+                #expect(page.headers[.contentType] == "text/html; charset=utf-8", "\(uri)")
+                #expect(page.headers[.contentSecurityPolicy] == PageSecurity.contentSecurityPolicy, "\(uri)")
+                #expect(page.headers[.cacheControl] == "no-cache", "\(uri)")
+            }
             let bad = try await get(client, "/products?format=xml", headers: Self.browser)
             #expect(bad.status == .badRequest)
             #expect(bad.headers[.contentType] == "application/problem+json")
@@ -88,7 +103,10 @@ struct PageTests {
     @Test(arguments: StoreBackend.available) func valuesFromFeedsAndWritersAreTextNeverMarkup(_ backend: StoreBackend) async throws {
         try await WriteHarness(backend: backend).run { client, components in
             try await Self.seed(components.store)
-            for uri in ["/products", "/products?facets=brand", "/products?search=lamp", "/products/H0", "/products/H1", "/products/H2"] {
+            for uri in [
+                "/products", "/products?facets=brand", "/products?search=lamp", "/products/H0", "/products/H1", "/products/H2", "/categories",
+                "/categories/%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E",
+            ] {
                 let page = Self.body(try await get(client, uri, headers: Self.browser))
                 for raw in ["<img src=x", "<script>alert", "<svg onload", "onerror=alert(1)>"] {
                     #expect(!page.contains(raw), "\(uri) holds \(raw)")
@@ -121,6 +139,43 @@ struct PageTests {
             let json = try await get(client, "/products?page_size=2&ordering=price&format=json")
             #expect(json.headers[.contentType] == "application/json")
             #expect(page.contains("href=\"/products?page_size=2&amp;ordering=price&amp;format=json\""))
+        }
+    }
+
+    @Test(arguments: StoreBackend.available) func aProductPageListsItsOwnChangesNewestFirst(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, components in
+            try await Self.seed(components.store)
+            let renamed = Product(serialCode: "H3", name: "Renamed", category: "lamps", price: try Price(parsing: "2.00"), stock: 1)
+            _ = try await components.store.upsertProducts([renamed], author: "merchandising")
+            _ = try await components.store.upsertProducts(
+                [Product(serialCode: "OTHER", name: "Other", category: "lamps", price: try Price(parsing: "1"), stock: 1)], author: "api")
+            let history = try await components.store.changes(of: .product, key: "H3", limit: 10)
+            #expect(history.map(\.author) == ["merchandising", "api"])
+            #expect(history.map(\.seq) == history.map(\.seq).sorted(by: >))
+            let page = Self.body(try await get(client, "/products/H3", headers: Self.browser))
+            let shown = try #require(page.components(separatedBy: "<h2>History</h2>").last)
+            let newest = try #require(shown.range(of: "by merchandising"))
+            let first = try #require(shown.range(of: "by api"))
+            #expect(newest.lowerBound < first.lowerBound)
+            #expect(!shown.contains("OTHER"))
+            let other = Self.body(try await get(client, "/products/OTHER", headers: Self.browser))
+            #expect(other.components(separatedBy: "<h2>History</h2>").last?.contains("H3") == false)
+        }
+    }
+
+    @Test(arguments: StoreBackend.available) func aRunningImportsPageLoadsItselfAgainUntilTheRunEnds(_ backend: StoreBackend) async throws {
+        try await WriteHarness(backend: backend).run { client, components in
+            let running = try await components.store.beginImport(source: .products)
+            let refresh = "<meta http-equiv=\"refresh\" content=\"\(ListPage<ImportReport>.refreshSeconds)\">"
+            #expect(Self.body(try await get(client, "/imports/\(running.id)", headers: Self.browser)).contains(refresh))
+            #expect(Self.body(try await get(client, "/imports", headers: Self.browser)).contains(refresh))
+            var failed = running
+            failed.status = .failed
+            failed.error = "the upstream said <b>no</b>"
+            try await components.store.failImport(failed)
+            let ended = Self.body(try await get(client, "/imports/\(running.id)", headers: Self.browser))
+            #expect(!ended.contains("http-equiv=\"refresh\""))
+            #expect(ended.contains("the upstream said &lt;b&gt;no&lt;/b&gt;"))
         }
     }
 

@@ -43,8 +43,19 @@
   const source = new EventSource(list.getAttribute("data-stream") + "&since=" + encodeURIComponent(since));
   source.addEventListener("change", function (event) {
     const change = JSON.parse(event.data);
+    // The shape ChangesPage.item writes; text only, so that no value becomes markup.
     const item = document.createElement("li");
-    item.textContent = "#" + change.seq + " " + change.op + " " + change.entity + " " + change.key + " (" + (change.author || "") + ", " + change.at + ")";
+    item.value = change.seq;
+    item.append("#" + change.seq + " " + change.op + " " + change.entity + " ");
+    if (change.op === "delete") {
+      item.append(change.key);
+    } else {
+      const link = document.createElement("a");
+      link.href = (change.entity === "product" ? "/products/" : "/films/") + encodeURIComponent(change.key);
+      link.textContent = change.key;
+      item.append(link);
+    }
+    item.append(" by " + change.author + " at " + change.at);
     list.prepend(item);
   });
 })();

@@ -14,7 +14,8 @@ struct CategoriesController<Context: RequestContext> {
     }
 
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
-        try await reads.list(
+        if try ResponseFormat(request) == .html { return try await CategoryPages(reads: reads).list(request) }
+        return try await reads.list(
             request,
             fetch: {
                 let query = QueryReader(request)
@@ -24,6 +25,7 @@ struct CategoriesController<Context: RequestContext> {
 
     @Sendable func get(_ request: Request, context: Context) async throws -> Response {
         let name = try QueryReader.pathParameter("name", context)
+        if try ResponseFormat(request) == .html { return try await CategoryPages(reads: reads).item(request, name: name) }
         return try await reads.item(
             request, notFound: "no category named '\(name)'", fetch: { try await store.category(name: name) }, render: { $0.category })
     }

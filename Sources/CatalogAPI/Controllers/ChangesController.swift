@@ -47,6 +47,7 @@ struct ChangesController<Context: RequestContext> {
         // Checked whatever the feed, so that a bad value is never silently ignored.
         let timeout = try query.integer("timeout", in: 0...Self.maximumLongPollTimeout)
         let wantsStream = feed == "eventsource" || (feed == nil && request.headers[.accept]?.contains("text/event-stream") == true)
+        if !wantsStream, feed == nil, try ResponseFormat(request) == .html { return try await ChangesPage(store: store).render(request) }
         let lastEventID = request.headers[.lastEventID]
         let since = try Self.changeToken(query.string("since") ?? (wantsStream ? lastEventID : nil))
         switch feed {

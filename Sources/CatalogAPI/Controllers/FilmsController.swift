@@ -19,17 +19,23 @@ struct FilmsController<Context: RequestContext> {
     }
 
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
-        try await reads.list(
+        if try ResponseFormat(request) == .html { return try await FilmPages(reads: reads).list(request) }
+        return try await reads.list(
             request,
             fetch: {
                 let query = QueryReader(request)
-                let filter = FilmFilter(director: query.string("director"), search: try query.search())
-                return try await store.films(filter, page: try query.pageRequest())
+                return try await store.films(try Self.filter(query), page: try query.pageRequest())
             }, render: { $0.film })
+    }
+
+    /// The filter a list request asks for; a bad value is a 400 naming its parameter.
+    static func filter(_ query: QueryReader) throws -> FilmFilter {
+        FilmFilter(director: query.string("director"), search: try query.search())
     }
 
     @Sendable func get(_ request: Request, context: Context) async throws -> Response {
         let episodeID = try Self.episodeID(context)
+        if try ResponseFormat(request) == .html { return try await FilmPages(reads: reads).item(request, episodeID: episodeID) }
         return try await reads.item(
             request, notFound: "no film with episode_id \(episodeID)", fetch: { try await store.film(episodeID: episodeID) }, render: { $0.film })
     }

@@ -29,12 +29,14 @@ struct ImportsController<Context: RequestContext> {
     }
 
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
-        try await reads.list(
+        if try ResponseFormat(request) == .html { return try await ImportPages(reads: reads).list(request) }
+        return try await reads.list(
             request, fetch: { try await store.importReports(page: try QueryReader(request).pageRequest()) }, render: { $0.importReport })
     }
 
     @Sendable func get(_ request: Request, context: Context) async throws -> Response {
         let id = try QueryReader.positiveInteger("id", context, as: Int64.self)
+        if try ResponseFormat(request) == .html { return try await ImportPages(reads: reads).item(request, id: id) }
         return try await reads.item(
             request, notFound: "no import with id \(id)", fetch: { try await store.importReport(id: id) }, render: { $0.importReport })
     }

@@ -1,9 +1,11 @@
 import CatalogModel
 import Hummingbird
 
-/// `GET /`: links to every resource, like SWAPI's root.
+/// `GET /`: links to every resource, like SWAPI's root; for a person, the overview page.
 struct RootController<Context: RequestContext> {
     let urls: RequestURLs
+    /// For the page people get (`HomePage`).
+    let home: HomePage
     /// The top-level paths the resource controllers are added at, in the order the links are written.
     let resources: [String]
 
@@ -12,6 +14,7 @@ struct RootController<Context: RequestContext> {
     }
 
     @Sendable func root(_ request: Request, context: Context) async throws -> Response {
+        if try ResponseFormat(request) == .html { return try await home.render(request) }
         let base = urls.base(for: request)
         let bytes = Representations.single { writer in
             writer.objectStart()

@@ -7,13 +7,17 @@ enum PageLayout {
         ("/changes", "Changes"),
     ]
 
-    static func render(title: String, section: String, jsonURL: String, _ content: (inout HTMLWriter) throws -> Void) rethrows -> [UInt8] {
+    /// The page; with `refreshSeconds`, one the browser loads again after that long (an import that is running).
+    static func render(
+        title: String, section: String, jsonURL: String, refreshSeconds: Int? = nil, _ content: (inout HTMLWriter) throws -> Void
+    ) rethrows -> [UInt8] {
         var html = HTMLWriter()
         html.markup("<!DOCTYPE html>\n")
         html.open("html", ["lang": "en"])
         html.element("head") { head in
             head.open("meta", ["charset": "utf-8"])
             head.open("meta", ["name": "viewport", "content": "width=device-width, initial-scale=1"])
+            if let refreshSeconds { head.open("meta", ["http-equiv": "refresh", "content": String(refreshSeconds)]) }
             head.element("title", "\(title) · catalogd")
             head.open("link", ["rel": "stylesheet", "href": PageAsset.stylesheet.path])
             head.open("link", ["rel": "icon", "type": "image/svg+xml", "href": PageAsset.icon.path])

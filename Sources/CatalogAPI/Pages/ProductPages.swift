@@ -9,14 +9,15 @@ struct ProductPages {
 
     /// The facets a list page shows beside its results, and how many values of each.
     static let facets = (fields: ProductFacetField.allCases, size: 12)
-    /// The columns of the list, with the ordering each header sorts by (nil: not sortable).
-    static let columns: [(title: String, ordering: String?, number: Bool)] = [
-        ("Serial code", "serial_code", false), ("Name", "name", false), ("Brand", nil, false), ("Category", "category", false),
-        ("Price", "price", true), ("Stock", "stock", true), ("Updated", "updated_at", false),
+    /// The columns of the list; those with an ordering sort it.
+    static let columns: [PageTable.Column] = [
+        .init(title: "Serial code", ordering: "serial_code"), .init(title: "Name", ordering: "name"), .init(title: "Brand"),
+        .init(title: "Category", ordering: "category"), .init(title: "Price", ordering: "price", isNumber: true),
+        .init(title: "Stock", ordering: "stock", isNumber: true), .init(title: "Updated", ordering: "updated_at"),
     ]
 
     func list(_ request: Request) async throws -> Response {
-        if let canonical = PageURLs.canonical(request) { return PageURLs.redirect(to: canonical) }
+        if let canonical = PageURLs.canonical(request) { return PageResponse.redirect(to: canonical) }
         return try await reads.page(request) {
             let query = QueryReader(request)
             let asked = try ProductsController<BasicRequestContext>.listRequest(query)
@@ -30,8 +31,10 @@ struct ProductPages {
                     results.element("div", ["class": "layout"]) { layout in
                         Self.facetList(page.rows.facets, request: request, into: &layout)
                         layout.element("div") { main in
-                            Self.table(page.rows.products, request: request, ordering: query.string("ordering"), into: &main)
-                            Self.pageLinks(page, request: request, into: &main)
+                            PageTable.write(
+                                Self.columns, rows: page.rows.products.map(Self.cells), request: request,
+                                empty: "No products match. Try fewer words or filters.", into: &main)
+                            PageTable.pageLinks(page, request: request, into: &main)
                         }
                     }
                 }
@@ -41,51 +44,36 @@ struct ProductPages {
     }
 
     func item(_ request: Request, serialCode: String) async throws -> Response {
-        try await reads.page(request) {
-            let (row, versions) = try await reads.store.product(serialCode: serialCode)
-            guard let row else { throw Problem.notFound("no product with serial_code '\(serialCode)'") }
-            let product = row.product
-            let bytes = PageLayout.render(title: product.name, section: "/products", jsonURL: PageURLs.json(request)) { html in
-                html.element("p") { $0.link("/products", "All products") }
-                html.element("div", ["class": "card"]) { card in
-                    card.element("dl", ["class": "fields"]) { list in
-                        let fields: [(String, String, link: String?)] = [
-                            ("Serial code", product.serialCode, nil), ("Name", product.name, nil), ("Description", product.description, nil),
-                            ("Category", product.category, "/products?category=" + PathComponent.encode(product.category)),
-                            ("Brand", product.brand ?? "—", product.brand.map { "/products?brand=" + PathComponent.encode($0) }),
-                            ("Price", product.price.description, nil), ("Stock", String(product.stock), nil),
-                            ("Updated upstream", product.updatedAt ?? "—", nil),
-                            ("Source", row.source == "api" ? "written through the API" : "the \(row.source) feed", nil),
-                            ("Upstream address", product.sourceURL ?? "—", product.sourceURL),
-                            ("Last change", "#\(row.changedSeq)", "/changes?since=\(max(row.changedSeq - 1, 0))"),
-                        ]
-                        for (name, value, link) in fields {
-                            list.element("dt", name)
-                            list.element("dd") { cell in
-                                if let link { cell.link(link, value) } else { cell.text(value) }
-                            }
-                        }
-                    }
-                }
-            }
-            return (bytes, versions)
+        try await reads.itemPage(
+            request, notFound: "no product with serial_code '\(serialCode)'",
+            fetch: { try await RowHistory.read(reads.store, .product, key: serialCode) { try await reads.store.product(serialCode: serialCode) } },
+            section: "/products", back: "All products", title: \.row.product.name
+        ) { item, html in
+            let (row, product) = (item.row, item.row.product)
+            PageTable.fields(
+                [
+                    ("Serial code", .init(product.serialCode)), ("Name", .init(product.name)), ("Description", .init(product.description)),
+                    ("Category", .init(product.category, link: "/products?category=" + PathComponent.encode(product.category))),
+                    ("Brand", .init(product.brand ?? "—", link: product.brand.map { "/products?brand=" + PathComponent.encode($0) })),
+                    ("Price", .init(product.price.description)), ("Stock", .init(String(product.stock))),
+                    ("Updated upstream", .init(product.updatedAt ?? "—")),
+                    ("Source", .init(row.source == "api" ? "written through the API" : "the \(row.source) feed")),
+                    ("Upstream address", .init(product.sourceURL ?? "—", link: PageURLs.external(product.sourceURL))),
+                    ("Last change", .init("#\(row.changedSeq)", link: "/changes?since=\(max(row.changedSeq - 1, 0))")),
+                ], into: &html)
+            item.write(into: &html)
         }
     }
 
     static func countText(_ count: Int, search: String?) -> String {
-        let products = count == 1 ? "1 product" : "\(count) products"
+        let products = PageTable.counted(count, "product", "products")
         guard let search else { return products }
         return "\(products) matching “\(search)”"
     }
 
     /// The search box and the filters, as a form that submits with GET to the same list: it works without script.
     static func searchForm(_ query: QueryReader, into html: inout HTMLWriter) {
-        html.element("form", ["class": "search card", "action": "/products", "method": "get", "role": "search"]) { form in
-            form.element("label", ["for": "search"], "Search by name, brand, description or category")
-            form.element("div", ["class": "query"]) { row in
-                row.open("input", ["id": "search", "name": "search", "type": "search", "value": query.string("search") ?? ""])
-                row.element("button", ["type": "submit"], "Search")
-            }
+        PageTable.searchForm(action: "/products", label: "Search by name, brand, description or category", query: query, into: &html) { form in
             // Folded unless one is set, so that a phone shows the results under the search box.
             let filtering = ["category", "brand", "min_price", "max_price", "in_stock", "ordering"].contains { query.string($0) != nil }
             form.element("details", ["open": filtering ? "" : nil]) { details in
@@ -147,63 +135,13 @@ struct ProductPages {
         }
     }
 
-    /// The results as a table whose headers sort it (again for the other direction).
-    static func table(_ rows: [ProductRow], request: Request, ordering: String?, into html: inout HTMLWriter) {
-        guard !rows.isEmpty else {
-            html.element("p", ["class": "card"], "No products match. Try fewer words or filters.")
-            return
-        }
-        html.element("div", ["class": "table"]) { wrapper in
-            wrapper.element("table", ["class": "rows"]) { table in
-                table.element("thead") { head in
-                    head.element("tr") { row in
-                        for column in columns {
-                            let sorted = ordering == column.ordering ? "ascending" : ordering == column.ordering.map { "-" + $0 } ? "descending" : nil
-                            row.element("th", ["scope": "col", "class": column.number ? "number" : nil, "aria-sort": sorted]) { cell in
-                                guard let field = column.ordering else { return cell.text(column.title) }
-                                let next = sorted == "ascending" ? "-" + field : field
-                                cell.link(
-                                    PageURLs.narrowed(request, "ordering", next),
-                                    column.title + (sorted == "ascending" ? " ↑" : sorted == nil ? "" : " ↓"))
-                            }
-                        }
-                    }
-                }
-                table.element("tbody") { body in
-                    for row in rows {
-                        let product = row.product
-                        body.element("tr") { line in
-                            let cells: [(String, String, Bool)] = [
-                                ("Serial code", product.serialCode, false), ("Name", product.name, false), ("Brand", product.brand ?? "", false),
-                                ("Category", product.category, false), ("Price", product.price.description, true),
-                                ("Stock", String(product.stock), true),
-                                ("Updated", product.updatedAt ?? "", false),
-                            ]
-                            for (index, (label, value, number)) in cells.enumerated() {
-                                line.element("td", ["data-label": label, "class": number ? "number" : nil]) { cell in
-                                    if index < 2 {
-                                        cell.link("/products/" + PathComponent.encode(product.serialCode), value)
-                                    } else {
-                                        cell.text(value)
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// Links to the pages on either side, following the list's cursors.
-    static func pageLinks<Rows>(_ page: Page<Rows>, request: Request, into html: inout HTMLWriter) {
-        html.element("nav", ["class": "pages", "aria-label": "Pages"]) { nav in
-            if let previous = page.previousCursor {
-                nav.link(PageURLs.list(request, cursor: previous), "← Previous page", rel: "prev")
-            } else {
-                nav.element("span") { _ in }
-            }
-            if let next = page.nextCursor { nav.link(PageURLs.list(request, cursor: next), "Next page →", rel: "next") }
-        }
+    /// A product's cells, in the order of `columns`.
+    static func cells(_ row: ProductRow) -> [PageTable.Cell] {
+        let product = row.product
+        let link = "/products/" + PathComponent.encode(product.serialCode)
+        return [
+            .init(product.serialCode, link: link), .init(product.name, link: link), .init(product.brand ?? ""), .init(product.category),
+            .init(product.price.description), .init(String(product.stock)), .init(product.updatedAt ?? ""),
+        ]
     }
 }

@@ -6,7 +6,7 @@ extension ResourceReads {
     func page(_ request: Request, render: () async throws -> (bytes: [UInt8], versions: StoreVersions)) async throws -> Response {
         var response = try await JSONResponder.conditionalGET(
             request, store: store, cache: cache, baseURL: urls.base(for: request), name: name + "-page", family: family,
-            contentType: PageURLs.contentType, render: render)
+            contentType: PageResponse.contentType, render: render)
         response.headers.append(contentsOf: PageSecurity.headers)
         return response
     }
@@ -14,8 +14,6 @@ extension ResourceReads {
 
 /// The links pages write: paths on this service, so that a page works whatever name it was reached by.
 enum PageURLs {
-    static let contentType = "text/html; charset=utf-8"
-
     /// The request's own URL with `format=json`: the same view as JSON.
     static func json(_ request: Request) -> String {
         RequestURLs.narrowedURL(base: "", request: request, name: "format", value: "json", keepingCursor: true)
@@ -39,11 +37,11 @@ enum PageURLs {
         return request.uri.path + (kept.isEmpty ? "" : "?" + canonical)
     }
 
-    /// A redirect that a page answers with to the clean form of its own URL.
-    static func redirect(to location: String) -> Response {
-        var headers = PageSecurity.headers
-        headers[.location] = location
-        return Response(status: .seeOther, headers: headers)
+    /// `url` when it is an http or https address: a link a feed supplies is never `javascript:` or `data:`.
+    static func external(_ url: String?) -> String? {
+        guard let url, let scheme = url.split(separator: ":", maxSplits: 1).first?.lowercased(), scheme == "http" || scheme == "https"
+        else { return nil }
+        return url
     }
 
     /// The request's list from `cursor`.

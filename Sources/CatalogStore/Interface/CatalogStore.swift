@@ -68,6 +68,8 @@ public protocol CatalogStore: Service, CustomStringConvertible {
     /// Changes after `since`, oldest first, at most `limit` (up to `ChangeSlice.maximumLimit`), optionally of
     /// one entity; throws `HistoryGone` when `since` is older than the retained history.
     func changes(since: Int64, limit: Int, entity: Change.Entity?) async throws -> ChangeSlice
+    /// The retained changes of one row, newest first, at most `limit`: its history as its page shows it.
+    func changes(of entity: Change.Entity, key: String, limit: Int) async throws -> [Change]
     /// Deletes history recorded before `cutoff` (ISO 8601 UTC), always keeping the newest change; returns how many went.
     func pruneHistory(before cutoff: String) async throws -> Int
 

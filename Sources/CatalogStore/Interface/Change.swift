@@ -27,6 +27,16 @@ public struct Change: Sendable, Equatable {
         self.author = author
         self.at = at
     }
+
+    /// A change as an engine stores it, its entity and operation as text; a text this build does not know is an
+    /// `UnreadableStoredValue`.
+    public init(seq: Int64, storedEntity: String, key: String, storedOperation: String, author: String, at: String) throws {
+        guard let entity = Entity(rawValue: storedEntity) else { throw UnreadableStoredValue(column: "changes.entity", value: storedEntity) }
+        guard let operation = Operation(rawValue: storedOperation) else {
+            throw UnreadableStoredValue(column: "changes.op", value: storedOperation)
+        }
+        self.init(seq: seq, entity: entity, key: key, op: operation, author: author, at: at)
+    }
 }
 
 extension Change.Entity {

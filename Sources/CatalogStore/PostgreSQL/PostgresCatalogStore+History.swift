@@ -1,5 +1,6 @@
 import CatalogModel
 import CatalogStore
+import Logging
 import PostgresNIO
 
 extension PostgresCatalogStore {
@@ -16,18 +17,7 @@ extension PostgresCatalogStore {
             if let entity { conditions.add("entity = \(conditions.parameter(entity.rawValue))") }
             let limitParameter = conditions.parameter(Int64(limit))
             let sql = "SELECT seq, entity, key, op, author, at FROM changes \(conditions.whereSQL) ORDER BY seq LIMIT \(limitParameter)"
-            var changes: [Change] = []
-            for try await (seq, entityText, key, operationText, author, at) in try await connection.query(
-                PostgresQuery(unsafeSQL: sql, binds: conditions.binds), logger: logger
-            ).decode((Int64, String, String, String, String, String).self) {
-                guard let entity = Change.Entity(rawValue: entityText) else {
-                    throw UnreadableStoredValue(column: "changes.entity", value: entityText)
-                }
-                guard let operation = Change.Operation(rawValue: operationText) else {
-                    throw UnreadableStoredValue(column: "changes.op", value: operationText)
-                }
-                changes.append(Change(seq: seq, entity: entity, key: key, op: operation, author: author, at: at))
-            }
+            let changes = try await Self.fetchChanges(connection, PostgresQuery(unsafeSQL: sql, binds: conditions.binds), logger: logger)
             let shown = changes.last?.seq ?? since
             let pending: Int
             if let entity {
@@ -39,6 +29,26 @@ extension PostgresCatalogStore {
             }
             return ChangeSlice(changes: changes, lastSeq: lastSeq, pending: pending)
         }
+    }
+
+    public func changes(of entity: Change.Entity, key: String, limit: Int) async throws -> [Change] {
+        try await transaction(.read) { connection in
+            let query: PostgresQuery = """
+                SELECT seq, entity, key, op, author, at FROM changes WHERE entity = \(entity.rawValue) AND key = \(key)
+                ORDER BY seq DESC LIMIT \(Int64(limit))
+                """
+            return try await Self.fetchChanges(connection, query, logger: logger)
+        }
+    }
+
+    private static func fetchChanges(_ connection: PostgresConnection, _ query: PostgresQuery, logger: Logger) async throws -> [Change] {
+        var changes: [Change] = []
+        for try await (seq, entity, key, operation, author, at) in try await connection.query(query, logger: logger).decode(
+            (Int64, String, String, String, String, String).self)
+        {
+            changes.append(try Change(seq: seq, storedEntity: entity, key: key, storedOperation: operation, author: author, at: at))
+        }
+        return changes
     }
 
     /// Changes are recorded in seq order with the time of their transaction, so the old ones are a prefix of the

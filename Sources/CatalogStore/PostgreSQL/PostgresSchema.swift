@@ -43,6 +43,8 @@ enum PostgresSchema {
                 "DROP INDEX products_by_category", "CREATE INDEX products_by_category ON products(category, serial_code, price_micros)",
             ]
         ),
+        // A product's or a film's page lists its own changes, newest first, without reading the whole history.
+        ("v8: the history of one row", ["CREATE INDEX changes_by_key ON changes(entity, key, seq)"]),
     ]
 
     /// What a search ignores, as functions a generated column may call: the diacritics of Latin letters, as SQLite's

@@ -37,14 +37,18 @@ extension SQLiteCatalogStore {
         }
     }
 
-    private static func decodeChange(_ row: Row) throws -> Change {
-        let entityText: String = row["entity"]
-        let operationText: String = row["op"]
-        guard let entity = Change.Entity(rawValue: entityText) else { throw UnreadableStoredValue(column: "changes.entity", value: entityText) }
-        guard let operation = Change.Operation(rawValue: operationText) else {
-            throw UnreadableStoredValue(column: "changes.op", value: operationText)
+    public func changes(of entity: Change.Entity, key: String, limit: Int) async throws -> [Change] {
+        try await database.read { db in
+            let rows = try Row.fetchAll(
+                try db.cachedStatement(
+                    sql: "SELECT seq, entity, key, op, author, at FROM changes WHERE entity = ? AND key = ? ORDER BY seq DESC LIMIT ?"),
+                arguments: [entity.rawValue, key, limit])
+            return try rows.map(Self.decodeChange)
         }
-        return Change(seq: row["seq"], entity: entity, key: row["key"], op: operation, author: row["author"], at: row["at"])
+    }
+
+    private static func decodeChange(_ row: Row) throws -> Change {
+        try Change(seq: row["seq"], storedEntity: row["entity"], key: row["key"], storedOperation: row["op"], author: row["author"], at: row["at"])
     }
 
     /// Deletes history recorded before `cutoff` (an ISO 8601 UTC timestamp); returns how many changes went.

@@ -54,6 +54,10 @@ enum Schema {
                     CREATE INDEX products_by_category ON products(category, serial_code, price_micros);
                     """)
         }
+        migrator.registerMigration("v9: the history of one row") { db in
+            // A product's or a film's page lists its own changes, newest first, without reading the whole history.
+            try db.execute(sql: "CREATE INDEX changes_by_key ON changes(entity, key, seq)")
+        }
         return migrator
     }
 
