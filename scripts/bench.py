@@ -91,8 +91,9 @@ def run_wrk(url, pid, duration, connections, headers=()):
     latencies = dict(re.findall(r"^\s+(50|99)%\s+(\S+)$", output, re.M))
     return {
         "rps": float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1)),
-        "p50_ms": wrk_duration(latencies["50"]),
-        "p99_ms": wrk_duration(latencies["99"]),
+        # No latency lines: no request finished within wrk's timeout (they count as errors).
+        "p50_ms": wrk_duration(latencies["50"]) if "50" in latencies else float("nan"),
+        "p99_ms": wrk_duration(latencies["99"]) if "99" in latencies else float("nan"),
         "cpu_ms_per_request": 1000 * cpu / max(requests, 1),
         "requests": requests,
         "errors": errors + (int(non_2xx.group(1)) if non_2xx else 0),
@@ -345,12 +346,12 @@ def measure_serving(args, processes, database, products, work):
 
 PAIR_ROUNDS = 5
 BROWSER = "Accept: text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
-# Each page beside its JSON: the JSON with the same facets the page shows (the products page shows the counts per
-# category and brand, 12 of each), and the plain JSON of the same URL, for information.
+# Each page beside its JSON: the JSON of the same view, which the page links to (for the products list, with the
+# counts per category and brand the page shows, 12 of each), and the plain JSON of the same URL, for information.
 PAGES = [
     ("/products?page_size=100", "/products?page_size=100&facets=category,brand&facet_size=12", "/products?page_size=100"),
-    ("/products?search=…&page_size=100", "/products?search=product%205&page_size=100&facets=category,brand&facet_size=12",
-     "/products?search=product%205&page_size=100"),
+    ("/products?search=…&page_size=100", "/products?search=product%204242&page_size=100&facets=category,brand&facet_size=12",
+     "/products?search=product%204242&page_size=100"),
     ("/products/{serial_code}", None, "/products/{serial}"),
     ("/films", None, "/films"),
     ("/categories", None, "/categories"),

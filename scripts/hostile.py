@@ -15,12 +15,15 @@ Every wait is bounded; every loop has a fixed count.
 import argparse
 import base64
 import json
+import random
 import os
 import re
 import resource
 import selectors
 import shutil
 import socket
+import statistics
+import string
 import subprocess
 import sys
 import tempfile
@@ -282,6 +285,33 @@ def oversized_headers(port):
                   b'{"name":"x","category":"c","price":"1"}')
     why = judge(answer, {401, 431, "closed"})
     record("60 KB bearer token -> 401", why is None, why or repr(answer))
+
+
+def token_timing(port, pairs=300):
+    """A wrong secret that shares all but its last character with a real one takes as long to refuse as an unrelated
+    one: secrets are looked up by their hash, never compared byte by byte. Measured in alternating pairs, medians
+    compared; the bootstrap secret and a named token alike."""
+    answer = http(port, "POST", "/tokens", auth(), b'{"name": "hostile-timing", "scopes": ["products:write"]}')
+    record("POST /tokens with the bootstrap secret -> 201 with a catd_ secret", answer.status == 201, repr(answer))
+    if answer.status != 201:
+        return
+    named = json.loads(answer.body)["secret"]
+    for label, real in (("named token", named), ("bootstrap secret", TOKEN)):
+        near = real[:-1] + ("A" if real[-1] != "A" else "B")
+        unrelated = "catd_" + "".join(random.choice(string.ascii_letters) for _ in range(len(real) - 5))
+        times = {near: [], unrelated: []}
+        statuses = set()
+        for index in range(pairs):
+            for secret in ((near, unrelated) if index % 2 == 0 else (unrelated, near)):
+                started = time.perf_counter()
+                answer = http(port, "DELETE", "/products/HOSTILE-TIMING", {"Authorization": f"Bearer {secret}"})
+                times[secret].append(time.perf_counter() - started)
+                statuses.add(answer.status)
+        near_ms, unrelated_ms = (statistics.median(times[secret]) * 1000 for secret in (near, unrelated))
+        close = abs(near_ms - unrelated_ms) <= max(0.25 * unrelated_ms, 0.05)
+        record(f"{label}: a wrong secret sharing all but its last character is refused as fast as an unrelated one",
+               close and statuses == {401},
+               f"median {near_ms:.3f} ms against {unrelated_ms:.3f} ms over {pairs} pairs; statuses {sorted(statuses)}")
 
 
 def long_urls(port):
@@ -793,6 +823,7 @@ def main():
         paging(port)
         hostile_bodies(port)
         oversized_bodies(port)
+        token_timing(port)
         timings["hand-written requests"] = time.monotonic() - started
         started = time.monotonic()
         print("slow and idle clients (60 s)", flush=True)

@@ -15,8 +15,12 @@ public struct ServiceConfiguration: Sendable {
     public var feeds = FeedLocations()
     /// nil turns the scheduler off.
     public var importInterval: Duration? = .seconds(15 * 60)
-    /// nil refuses every write.
+    /// The bootstrap secret, with every scope (`token:bootstrap` in the history); nil: only stored tokens write.
     public var apiToken: String?
+    /// Every read but the probes and the metrics needs a token with the `read` scope.
+    public var requiresReadToken = false
+    /// The secret `/metrics` needs (a scraper's own, apart from the writers' tokens); nil: `/metrics` is open.
+    public var metricsToken: String?
     public var historyRetention: Duration = .seconds(30 * 24 * 3600)
     public var maximumBodyBytes = 32 * 1024 * 1024
     /// Bytes of encoded responses kept for repeated reads of unchanged data; 0 turns the cache off.
@@ -49,12 +53,14 @@ public struct ServiceComponents: Sendable {
     public let importer: Importer
     public let metrics: RequestMetrics
     public let notifier: ChangeNotifier
+    /// Writes when tokens were last used, off the request path.
+    public let tokenUsage: TokenUsageService
     /// The server's open connections, closed by force when a stop outlasts `shutdownTimeout`.
     public let connections: OpenConnections
     public let shutdownTimeout: Duration
 
     public init(
-        store: any CatalogStore, importer: Importer, metrics: RequestMetrics, notifier: ChangeNotifier,
+        store: any CatalogStore, importer: Importer, metrics: RequestMetrics, notifier: ChangeNotifier, tokenUsage: TokenUsageService,
         connections: OpenConnections = OpenConnections(),
         shutdownTimeout: Duration = ServiceConfiguration().shutdownTimeout
     ) {
@@ -62,6 +68,7 @@ public struct ServiceComponents: Sendable {
         self.importer = importer
         self.metrics = metrics
         self.notifier = notifier
+        self.tokenUsage = tokenUsage
         self.connections = connections
         self.shutdownTimeout = shutdownTimeout
     }
@@ -83,7 +90,8 @@ public func buildApplication(
         store: store, locations: configuration.feeds, client: UpstreamClient(policy: configuration.upstream, logger: logger), logger: logger,
         onCompletion: importMetrics.record)
     let components = ServiceComponents(
-        store: store, importer: importer, metrics: metrics, notifier: ChangeNotifier(), shutdownTimeout: configuration.shutdownTimeout)
+        store: store, importer: importer, metrics: metrics, notifier: ChangeNotifier(), tokenUsage: TokenUsageService(store: store, logger: logger),
+        shutdownTimeout: configuration.shutdownTimeout)
     let router = buildRouter(components, configuration: configuration)
     let idleTimeout = TimeAmount(configuration.idleTimeout)
     let sendTimeout = TimeAmount(configuration.sendTimeout)
@@ -112,7 +120,7 @@ public func buildApplication(
         store,
         ImportScheduler(importer: importer, interval: configuration.importInterval, logger: logger),
         ChangeNotifierService(notifier: components.notifier, store: store, logger: logger),
-        HistoryPruningService(store: store, retention: configuration.historyRetention, logger: logger))
+        HistoryPruningService(store: store, retention: configuration.historyRetention, logger: logger), components.tokenUsage)
     logger.info("store \(store) ready; serving on http://\(configuration.host):\(configuration.port)")
     return (application, components)
 }
@@ -141,8 +149,9 @@ public func buildRouter(_ components: ServiceComponents, configuration: ServiceC
     router.add(middleware: ProblemMiddleware())
     let urls = RequestURLs(publicURL: configuration.publicURL, trustsProxy: configuration.trustsProxy)
     let store = components.store
-    let token = BearerToken(configuration.apiToken)
-    let writes = WriteSupport(maximumBodyBytes: configuration.maximumBodyBytes, notifier: components.notifier, store: store)
+    let authority = TokenAuthority(store: store, bootstrapSecret: configuration.apiToken, usage: components.tokenUsage)
+    if configuration.requiresReadToken { router.add(middleware: ReadTokenMiddleware(authority: authority)) }
+    let writes = WriteSupport(authority: authority, maximumBodyBytes: configuration.maximumBodyBytes, notifier: components.notifier, store: store)
     // Encoded pages of unchanged data, shared by every resource; its keys carry the store version.
     let cache = ResponseCache(byteBudget: configuration.responseCacheBytes)
     // `GET /` links to each resource in the order it is added here.
@@ -154,17 +163,22 @@ public func buildRouter(_ components: ServiceComponents, configuration: ServiceC
     func reads(_ family: ResourceFamily, name: String? = nil) -> ResourceReads {
         ResourceReads(store: store, urls: urls, family: family, name: name, cache: cache)
     }
-    FilmsController(reads: reads(.films), writes: writes, token: token).addRoutes(to: resource("films"))
-    ProductsController(reads: reads(.products), writes: writes, token: token).addRoutes(to: resource("products"))
+    FilmsController(reads: reads(.films), writes: writes).addRoutes(to: resource("films"))
+    ProductsController(reads: reads(.products), writes: writes).addRoutes(to: resource("products"))
     CategoriesController(reads: reads(.products, name: "categories")).addRoutes(to: resource("categories"))
     ChangesController(store: store, notifier: components.notifier, clients: components.metrics.feedClients).addRoutes(to: resource("changes"))
-    ImportsController(store: store, importer: components.importer, token: token, urls: urls, cache: cache).addRoutes(to: resource("imports"))
+    ImportsController(store: store, importer: components.importer, authority: authority, urls: urls, cache: cache).addRoutes(
+        to: resource("imports"))
+    TokensController(authority: authority, urls: urls).addRoutes(to: router.group("tokens"))
     let freshness = configuration.staleAfter.map {
         ImportFreshness(sources: components.importer.configuredSources, staleAfter: $0, serviceStarted: Date())
     }
     RootController(urls: urls, home: HomePage(store: store, freshness: freshness), resources: resources).addRoutes(to: router)
     AssetsController().addRoutes(to: router)
-    OperationsController(store: store, metrics: components.metrics, freshness: freshness).addRoutes(to: router)
+    OperationsController(
+        store: store, metrics: components.metrics, freshness: freshness,
+        metricsTokenDigest: configuration.metricsToken.flatMap { $0.isEmpty ? nil : TokenSecret.digest($0.utf8) }
+    ).addRoutes(to: router)
     router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
     return router
 }

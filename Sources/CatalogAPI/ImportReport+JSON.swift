@@ -26,6 +26,8 @@ extension ImportReport {
         Rejection.write(rejections, into: &writer)
         writer.key("error")
         writer.string(error)
+        writer.key("started_by")
+        writer.string(startedBy)
         if let url {
             writer.key("url")
             writer.string(url)

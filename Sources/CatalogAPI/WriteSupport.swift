@@ -2,15 +2,18 @@ import CatalogModel
 import CatalogStore
 import Hummingbird
 
-/// What every write endpoint needs once its token has been checked (`BearerTokenMiddleware`): the body
-/// limit, and waking the change feed after a commit.
+/// What every write endpoint needs: its token checked first (before the body is read), the body limit, and waking
+/// the change feed after a commit.
 struct WriteSupport: Sendable {
-    /// History author of writes through the API.
-    static let author = "api"
-
+    let authority: TokenAuthority
     let maximumBodyBytes: Int
     let notifier: ChangeNotifier
     let store: any CatalogStore
+
+    /// The token of the request, when it holds `scope` (401 or 403 otherwise); its `author` names the changes it makes.
+    func authorize(_ request: Request, _ scope: TokenScope) async throws -> APIToken {
+        try await authority.authorize(request, scope)
+    }
 
     /// Reads the body (413 past the limit).
     func body(_ request: Request) async throws -> [UInt8] {

@@ -78,9 +78,10 @@ public actor Importer {
         FeedSource.allCases.filter { locations.location(of: $0) != nil }
     }
 
-    /// Starts a run in the background and returns its report, still `running`.
+    /// Starts a run in the background and returns its report, still `running`; `startedBy` names who asked for it
+    /// through the API.
     public func start(
-        _ source: FeedSource, from override: String? = nil, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }
+        _ source: FeedSource, startedBy: String? = nil, from override: String? = nil, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }
     ) async throws -> (report: ImportReport, completion: Task<ImportReport, Never>) {
         guard !isShuttingDown else { throw ImportStartError.shuttingDown }
         try await awaitFinishedRun(of: source)
@@ -93,7 +94,7 @@ public actor Importer {
         }
         let report: ImportReport
         do {
-            report = try await store.beginImport(source: source)
+            report = try await store.beginImport(source: source, startedBy: startedBy)
             // While the report row was written, shutdown may have begun.
             if isShuttingDown {
                 try await store.failImport(failed(report, because: Self.shutdownReason))

@@ -32,12 +32,15 @@ public struct ImportReport: Sendable, Equatable {
     public var rejected = 0
     public var rejections: [Rejection] = []
     public var error: String?
+    /// Who started the run through the API (`token:NAME`); nil for the scheduler and the command line.
+    public var startedBy: String?
 
-    public init(id: Int64, source: FeedSource, status: Status, startedAt: String) {
+    public init(id: Int64, source: FeedSource, status: Status, startedAt: String, startedBy: String? = nil) {
         self.id = id
         self.source = source
         self.status = status
         self.startedAt = startedAt
+        self.startedBy = startedBy
     }
 
     /// Finishes the run as succeeded, with what its listing did to the store.

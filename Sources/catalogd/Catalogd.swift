@@ -17,7 +17,7 @@ import UnixSignals
 struct Catalogd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Keeps a local copy of a remote films and products catalogue in sync and serves it over REST.",
-        subcommands: [Serve.self, Import.self, Check.self, Migrate.self, Backup.self, Healthcheck.self],
+        subcommands: [Serve.self, Import.self, Check.self, Migrate.self, Backup.self, Token.self, Healthcheck.self],
         defaultSubcommand: Serve.self)
 
     static func main() async {
@@ -113,7 +113,8 @@ extension Catalogd {
         @Option(help: "Port to listen on (CATALOG_PORT; default 8080).") var port: String?
         @Option(help: "Time between scheduled imports, e.g. 30s, 15m, 1h, or off (CATALOG_IMPORT_INTERVAL; default 15m).")
         var importInterval: String?
-        @Option(help: "Bearer token for writes (CATALOG_API_TOKEN; default none: writes refused).") var apiToken: String?
+        @Option(help: "Bootstrap secret with every scope, named bootstrap (CATALOG_API_TOKEN; default none: only stored tokens).")
+        var apiToken: String?
         @Option(help: "File holding the bearer token (CATALOG_API_TOKEN_FILE).") var apiTokenFile: String?
         @Option(help: "How long change history is kept, e.g. 30d (CATALOG_HISTORY_RETENTION; default 30d).") var historyRetention: String?
         @Option(help: "Largest request body, e.g. 32MiB (CATALOG_MAX_BODY; default 32MiB).") var maxBody: String?
@@ -148,6 +149,12 @@ extension Catalogd {
                 that sets them itself (CATALOG_TRUST_PROXY=true; default off: they are ignored). --public-url wins.
                 """)
         var trustProxy = false
+        @Flag(
+            help: """
+                Every read but /healthz, /readyz and /metrics needs a token with the read scope (CATALOG_REQUIRE_READ_TOKEN=true;                 default off: reads are open).
+                """)
+        var requireReadToken = false
+        @Option(help: "Secret /metrics needs as a bearer token (CATALOG_METRICS_TOKEN; default none: /metrics is open).") var metricsToken: String?
 
         func run() async throws {
             let logger = try common.bootstrapLogging()
@@ -190,6 +197,9 @@ extension Catalogd {
             configuration.publicURL = try source("--public-url", "CATALOG_PUBLIC_URL", publicURL).url(default: nil)
             configuration.staleAfter = try source("--stale-after", "CATALOG_STALE_AFTER", staleAfter).duration(default: nil, allowOff: true)
             configuration.trustsProxy = try source("--trust-proxy", "CATALOG_TRUST_PROXY", trustProxy ? "true" : nil).boolean(default: false)
+            configuration.requiresReadToken = try source("--require-read-token", "CATALOG_REQUIRE_READ_TOKEN", requireReadToken ? "true" : nil)
+                .boolean(default: false)
+            configuration.metricsToken = source("--metrics-token", "CATALOG_METRICS_TOKEN", metricsToken).value.flatMap { $0.isEmpty ? nil : $0 }
             let tokenFile = source("--api-token-file", "CATALOG_API_TOKEN_FILE", apiTokenFile)
             if let token = source("--api-token", "CATALOG_API_TOKEN", apiToken).value, !token.isEmpty {
                 configuration.apiToken = token

@@ -1,3 +1,4 @@
+import CatalogModel
 import Foundation
 
 /// A configuration value that cannot be used; the message names the option, as start-up prints it.
@@ -26,12 +27,7 @@ struct OptionSource {
     func duration(default fallback: Duration?, allowOff: Bool) throws -> Duration? {
         guard let text = value?.trimmingCharacters(in: .whitespaces).lowercased(), !text.isEmpty else { return fallback }
         if allowOff, text == "off" { return nil }
-        let units: [(String, Int64)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000), ("d", 86_400_000)]
-        for (suffix, milliseconds) in units where text.hasSuffix(suffix) {
-            let number = text.dropLast(suffix.count)
-            guard let amount = Int64(number), amount > 0, amount < Int64.max / milliseconds else { break }
-            return .milliseconds(amount * milliseconds)
-        }
+        if let duration = DurationText.parse(text) { return duration }
         throw fail("'\(text)' is not a duration; use a positive number with ms, s, m, h or d (e.g. 15m)\(allowOff ? ", or off" : "")")
     }
 

@@ -170,13 +170,19 @@ struct OpenAPITests {
     }
 }
 
-/// The routes over `store`, with both feeds disabled, writes refused and nothing run in the background.
-func feedlessRouter(_ store: any CatalogStore, logger: Logger) -> Router<BasicRequestContext> {
+/// The routes over `store`, with both feeds disabled, no bootstrap secret (unless `configure` sets one) and nothing run
+/// in the background.
+func feedlessRouter(
+    _ store: any CatalogStore, logger: Logger, configure: (inout ServiceConfiguration) -> Void = { _ in }
+) -> Router<BasicRequestContext> {
     let importer = Importer(
         store: store, locations: FeedLocations(films: "", products: ""), client: UpstreamClient(logger: logger), logger: logger)
-    let components = ServiceComponents(store: store, importer: importer, metrics: RequestMetrics(), notifier: ChangeNotifier())
+    let components = ServiceComponents(
+        store: store, importer: importer, metrics: RequestMetrics(), notifier: ChangeNotifier(),
+        tokenUsage: TokenUsageService(store: store, logger: logger))
     var configuration = ServiceConfiguration()
     configuration.feeds = FeedLocations(films: "", products: "")
     configuration.importInterval = nil
+    configure(&configuration)
     return buildRouter(components, configuration: configuration)
 }

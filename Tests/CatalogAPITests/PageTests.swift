@@ -138,7 +138,7 @@ struct PageTests {
             #expect(second.contains("H2") && second.contains("H3") && !second.contains(">H0<"))
             let json = try await get(client, "/products?page_size=2&ordering=price&format=json")
             #expect(json.headers[.contentType] == "application/json")
-            #expect(page.contains("href=\"/products?page_size=2&amp;ordering=price&amp;format=json\""))
+            #expect(page.contains("href=\"/products?page_size=2&amp;ordering=price&amp;format=json&amp;facets=category,brand&amp;facet_size=12\""))
         }
     }
 

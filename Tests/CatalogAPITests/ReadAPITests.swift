@@ -418,7 +418,7 @@ struct ReadAPITests {
         }
         try await WriteHarness(backend: backend, token: nil).run { client, _ in
             let response = try await client.execute(uri: "/imports", method: .post, body: ByteBuffer(string: #"{"source": "films"}"#))
-            #expect(response.status == .forbidden)
+            #expect(response.status == .unauthorized)
         }
     }
 

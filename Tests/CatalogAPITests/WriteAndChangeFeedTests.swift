@@ -67,14 +67,13 @@ func integer(_ value: JSONValue?) -> Int? {
 
 @Suite("Writes through the API")
 struct WriteTests {
-    @Test(arguments: StoreBackend.available) func writesWithoutAConfiguredTokenAreForbiddenWithAHint(_ backend: StoreBackend) async throws {
+    @Test(arguments: StoreBackend.available) func writesWithoutAnyTokenAreUnauthorizedWithAHint(_ backend: StoreBackend) async throws {
         try await WriteHarness(backend: backend, token: nil).run { client, _ in
             let response = try await client.execute(uri: "/products/A", method: .put, headers: authorized, body: ByteBuffer(string: "{}"))
-            #expect(response.status == .forbidden)
+            #expect(response.status == .unauthorized)
             #expect(response.headers[.contentType] == "application/problem+json")
             let detail = try json(response)["detail"]
-            #expect(
-                detail == .string("writes are disabled: start catalogd with --api-token or CATALOG_API_TOKEN (or --api-token-file) to enable them"))
+            #expect(detail == .string("the bearer token is not valid: unknown, revoked or mistyped (tokens are made with catalogd token create)"))
         }
     }
 
@@ -83,7 +82,7 @@ struct WriteTests {
             for headers: HTTPFields in [[:], [.authorization: "Bearer nope"], [.authorization: "Basic c2VjcmV0"]] {
                 let response = try await client.execute(uri: "/products/A", method: .delete, headers: headers)
                 #expect(response.status == .unauthorized)
-                #expect(response.headers[.wwwAuthenticate] == "Bearer realm=\"catalogd\"")
+                #expect(response.headers[.wwwAuthenticate] == "Bearer realm=\"catalogd\", scope=\"products:write\"")
             }
         }
     }
@@ -246,7 +245,8 @@ struct WriteTests {
             let history = try await components.store.changes(since: 0, limit: 100).changes.map { "\($0.key) \($0.op) \($0.author)" }
             #expect(
                 history == [
-                    "A upsert import:products", "B upsert import:products", "A delete api", "B upsert api", "A upsert import:products",
+                    "A upsert import:products", "B upsert import:products", "A delete token:bootstrap", "B upsert token:bootstrap",
+                    "A upsert import:products",
                     "B upsert import:products",
                 ])
             let price = try await components.store.product(serialCode: "B").0?.product.price.text
@@ -336,7 +336,7 @@ struct ChangeFeedTests {
             #expect(response.headers[.contentType] == "text/event-stream")
             let ids = String(buffer: response.body).split(separator: "\n").filter { $0.hasPrefix("id: ") }
             #expect(ids == ["id: 2", "id: 3", "id: 4"])
-            #expect(String(buffer: response.body).contains(#""key":"P0","op":"delete","author":"api""#))
+            #expect(String(buffer: response.body).contains(#""key":"P0","op":"delete","author":"token:bootstrap""#))
         }
     }
 

@@ -6,16 +6,14 @@ import Hummingbird
 struct FilmsController<Context: RequestContext> {
     let reads: ResourceReads
     let writes: WriteSupport
-    let token: BearerToken
 
     private var store: any CatalogStore { reads.store }
 
     func addRoutes(to group: RouterGroup<Context>) {
         group.get(use: list)
         group.get("{episode_id}", use: get)
-        let writeRoutes = group.group().add(middleware: BearerTokenMiddleware(token: token))
-        writeRoutes.put("{episode_id}", use: upsert)
-        writeRoutes.delete("{episode_id}", use: delete)
+        group.put("{episode_id}", use: upsert)
+        group.delete("{episode_id}", use: delete)
     }
 
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
@@ -42,18 +40,20 @@ struct FilmsController<Context: RequestContext> {
 
     /// Creates or replaces one film and its links; its source stays the feed's if it came from one.
     @Sendable func upsert(_ request: Request, context: Context) async throws -> Response {
+        let writer = try await writes.authorize(request, .filmsWrite)
         let episodeID = try Self.episodeID(context)
         let representations = Representations(base: reads.urls.base(for: request))
         return try await writes.put(
             request, Film.self, keyField: "episode_id", pathKey: .number(String(episodeID)), representations: representations,
-            write: { try await store.upsertFilms([$0], author: WriteSupport.author) }, reread: { try await store.film(episodeID: episodeID).0 },
+            write: { try await store.upsertFilms([$0], author: writer.author) }, reread: { try await store.film(episodeID: episodeID).0 },
             gone: "film \(episodeID) was deleted meanwhile", render: { $0.film }, location: representations.filmURL(episodeID))
     }
 
     @Sendable func delete(_ request: Request, context: Context) async throws -> Response {
+        let writer = try await writes.authorize(request, .filmsWrite)
         let episodeID = try Self.episodeID(context)
         return try await writes.delete(missing: "no film with episode_id \(episodeID)") {
-            try await store.deleteFilm(episodeID: episodeID, author: WriteSupport.author)
+            try await store.deleteFilm(episodeID: episodeID, author: writer.author)
         }
     }
 

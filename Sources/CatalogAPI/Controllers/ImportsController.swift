@@ -10,14 +10,14 @@ struct ImportsController<Context: RequestContext> {
 
     let store: any CatalogStore
     let importer: Importer
-    let token: BearerToken
+    let authority: TokenAuthority
     let urls: RequestURLs
     let reads: ResourceReads
 
-    init(store: any CatalogStore, importer: Importer, token: BearerToken, urls: RequestURLs, cache: ResponseCache) {
+    init(store: any CatalogStore, importer: Importer, authority: TokenAuthority, urls: RequestURLs, cache: ResponseCache) {
         self.store = store
         self.importer = importer
-        self.token = token
+        self.authority = authority
         self.urls = urls
         reads = ResourceReads(store: store, urls: urls, family: .imports, cache: cache)
     }
@@ -25,7 +25,7 @@ struct ImportsController<Context: RequestContext> {
     func addRoutes(to group: RouterGroup<Context>) {
         group.get(use: list)
         group.get("{id}", use: get)
-        group.group().add(middleware: BearerTokenMiddleware(token: token)).post(use: start)
+        group.post(use: start)
     }
 
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
@@ -43,6 +43,7 @@ struct ImportsController<Context: RequestContext> {
 
     /// Starts a run and answers `202 Accepted` with its report; `409` when that source is already running.
     @Sendable func start(_ request: Request, context: Context) async throws -> Response {
+        let starter = try await authority.authorize(request, .importsRun)
         let body = try await BodyReader.collect(request, limit: Self.maximumBodyBytes)
         let json: JSONValue
         do {
@@ -55,7 +56,7 @@ struct ImportsController<Context: RequestContext> {
         }
         let representations = Representations(base: urls.base(for: request))
         do {
-            let (report, _) = try await importer.start(source)
+            let (report, _) = try await importer.start(source, startedBy: starter.author)
             let bytes = Representations.single { representations.importReport(report, into: &$0) }
             return JSONResponder.json(bytes, status: .accepted, headers: [.location: representations.importURL(report.id)])
         } catch ImportStartError.alreadyRunning(let id?) {

@@ -8,6 +8,8 @@ struct OperationsController<Context: RequestContext> {
     let metrics: RequestMetrics
     /// nil: readiness does not depend on imports (`--stale-after off`, the default).
     let freshness: ImportFreshness?
+    /// SHA-256 of `--metrics-token`; nil: `/metrics` is open (the default).
+    let metricsTokenDigest: [UInt8]?
 
     func addRoutes(to router: Router<Context>) {
         router.get("healthz", use: health)
@@ -33,6 +35,15 @@ struct OperationsController<Context: RequestContext> {
     }
 
     @Sendable func prometheus(_ request: Request, context: Context) async throws -> Response {
+        if let metricsTokenDigest {
+            let header = request.headers[.authorization] ?? ""
+            let secret = header.prefix(7).lowercased() == "bearer " ? Array(header.utf8.dropFirst(7)) : []
+            guard TokenSecret.constantTimeEqual(TokenSecret.digest(secret), metricsTokenDigest) else {
+                throw Problem(
+                    .unauthorized, type: "unauthorized", detail: "/metrics needs Authorization: Bearer <the --metrics-token secret>",
+                    headers: [.wwwAuthenticate: "Bearer realm=\"catalogd-metrics\""])
+            }
+        }
         metrics.record(try await store.statistics())
         var headers = HTTPFields()
         headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"

@@ -6,17 +6,15 @@ import Hummingbird
 struct ProductsController<Context: RequestContext> {
     let reads: ResourceReads
     let writes: WriteSupport
-    let token: BearerToken
 
     private var store: any CatalogStore { reads.store }
 
     func addRoutes(to group: RouterGroup<Context>) {
         group.get(use: list)
         group.get("{serial_code}", use: get)
-        let writeRoutes = group.group().add(middleware: BearerTokenMiddleware(token: token))
-        writeRoutes.put("{serial_code}", use: upsert)
-        writeRoutes.delete("{serial_code}", use: delete)
-        writeRoutes.post(use: batch)
+        group.put("{serial_code}", use: upsert)
+        group.delete("{serial_code}", use: delete)
+        group.post(use: batch)
     }
 
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
@@ -53,24 +51,27 @@ struct ProductsController<Context: RequestContext> {
 
     /// Creates or replaces one product; its source stays the feed's if it came from one.
     @Sendable func upsert(_ request: Request, context: Context) async throws -> Response {
+        let writer = try await writes.authorize(request, .productsWrite)
         let serialCode = try QueryReader.pathParameter("serial_code", context)
         let representations = Representations(base: reads.urls.base(for: request))
         return try await writes.put(
             request, Product.self, keyField: "serial_code", pathKey: .string(serialCode), representations: representations,
-            write: { try await store.upsertProducts([$0], author: WriteSupport.author) },
+            write: { try await store.upsertProducts([$0], author: writer.author) },
             reread: { try await store.product(serialCode: serialCode).0 }, gone: "product '\(serialCode)' was deleted meanwhile",
             render: { $0.product }, location: representations.productURL(serialCode))
     }
 
     @Sendable func delete(_ request: Request, context: Context) async throws -> Response {
+        let writer = try await writes.authorize(request, .productsWrite)
         let serialCode = try QueryReader.pathParameter("serial_code", context)
         return try await writes.delete(missing: "no product with serial_code '\(serialCode)'") {
-            try await store.deleteProduct(serialCode: serialCode, author: WriteSupport.author)
+            try await store.deleteProduct(serialCode: serialCode, author: writer.author)
         }
     }
 
     /// Upserts a JSON array (or a DummyJSON page) or NDJSON of products in one transaction; bad records are reported, the rest land.
     @Sendable func batch(_ request: Request, context: Context) async throws -> Response {
+        let writer = try await writes.authorize(request, .productsWrite)
         let body = try await writes.body(request)
         let declared: ProductFeedFormat? = request.headers[.contentType]?.contains("ndjson") == true ? .ndjson : nil
         let document: ProductFeedDocument.Content
@@ -80,7 +81,7 @@ struct ProductsController<Context: RequestContext> {
             throw Problem(.badRequest, type: "malformed-body", detail: "the body is not a JSON array or NDJSON of products: \(error)")
         }
         let (products, rejections) = Product.collect(document.records)
-        let counts = try await store.upsertProducts(products, author: WriteSupport.author)
+        let counts = try await store.upsertProducts(products, author: writer.author)
         try await writes.committed()
         return JSONResponder.json(WriteSupport.batchReport(counts, rejections: rejections))
     }

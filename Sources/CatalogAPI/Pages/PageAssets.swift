@@ -9,10 +9,13 @@ struct PageAsset: Sendable {
     let contentType: String
     let bytes: [UInt8]
 
+    /// Where every asset is served from.
+    static let directory = "/assets/"
+
     init(name: String, extension: String, contentType: String, bytes: [UInt8]) {
         var hash = FNV1a()
         hash.combine(bytes)
-        path = "/assets/\(name)-\(String(hash.value, radix: 16)).\(`extension`)"
+        path = "\(Self.directory)\(name)-\(String(hash.value, radix: 16)).\(`extension`)"
         self.contentType = contentType
         self.bytes = bytes
     }

@@ -24,7 +24,7 @@ struct ProductPages {
             let page = try await FacetedProducts.read(
                 reads.store, filter: asked.filter, page: asked.page, facets: asked.facets ?? (Self.facets.fields, Self.facets.size),
                 rows: [ProductRow]())
-            let bytes = PageLayout.render(title: "Products", section: "/products", jsonURL: PageURLs.json(request)) { html in
+            let bytes = PageLayout.render(title: "Products", section: "/products", jsonURL: Self.jsonURL(request)) { html in
                 Self.searchForm(query, into: &html)
                 html.element("section", ["id": "results", "aria-label": "Results"]) { results in
                     results.element("p", ["class": "count"], Self.countText(page.count, search: asked.filter.search))
@@ -63,6 +63,13 @@ struct ProductPages {
                 ], into: &html)
             item.write(into: &html)
         }
+    }
+
+    /// The same view as JSON: the rows and, unless the request names its own, the facets the page shows beside them.
+    static func jsonURL(_ request: Request) -> String {
+        let json = PageURLs.json(request)
+        guard QueryReader(request).string("facets") == nil else { return json }
+        return json + "&facets=" + facets.fields.map(\.rawValue).joined(separator: ",") + "&facet_size=\(facets.size)"
     }
 
     static func countText(_ count: Int, search: String?) -> String {

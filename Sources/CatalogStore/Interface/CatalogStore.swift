@@ -75,8 +75,8 @@ public protocol CatalogStore: Service, CustomStringConvertible {
 
     // MARK: Imports
 
-    /// Records the start of a run; the report it returns has status `running`.
-    func beginImport(source: FeedSource) async throws -> ImportReport
+    /// Records the start of a run, and who started it through the API; the report it returns has status `running`.
+    func beginImport(source: FeedSource, startedBy: String?) async throws -> ImportReport
     /// Takes the right to run an import of `source` for the whole deployment, or says who holds it. On success,
     /// the runs of `source` still marked `running` (their process stopped) are marked failed with a reason.
     func claimImport(of source: FeedSource) async throws -> ImportClaimOutcome
@@ -103,11 +103,31 @@ public protocol CatalogStore: Service, CustomStringConvertible {
     func failImport(_ report: ImportReport) async throws
     func importReports(page request: PageRequest) async throws -> Page<[ImportReport]>
     func importReport(id: Int64) async throws -> (ImportReport?, StoreVersions)
+
+    // MARK: Tokens
+    //
+    // Named writers, kept apart from the catalogue: no version moves and no change is recorded for them.
+
+    /// Keeps a new token under the hash of its secret; false when a token of that name exists.
+    func createToken(_ token: APIToken, secretHash: String) async throws -> Bool
+    /// Every token, by name.
+    func tokens() async throws -> [APIToken]
+    /// The token whose secret hashes to `secretHash`, expired or not.
+    func token(secretHash: String) async throws -> APIToken?
+    /// Deletes a token, so that its secret is refused from then on; false when there was none.
+    func revokeToken(name: String) async throws -> Bool
+    /// Records when a token was last used.
+    func recordTokenUse(name: String, at: String) async throws
 }
 
 extension CatalogStore {
     /// No streamed listings: a listing is written once it is complete.
     public func makeStreamedListing(of source: FeedSource) async throws -> (any ImportStaging)? { nil }
+
+    /// Records the start of a run nobody asked for through the API (the scheduler's, the command line's).
+    public func beginImport(source: FeedSource) async throws -> ImportReport {
+        try await beginImport(source: source, startedBy: nil)
+    }
 
     /// Changes after `since` of every entity.
     public func changes(since: Int64, limit: Int) async throws -> ChangeSlice {

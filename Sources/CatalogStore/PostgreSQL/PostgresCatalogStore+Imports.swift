@@ -3,15 +3,17 @@ import CatalogStore
 import PostgresNIO
 
 extension PostgresCatalogStore {
-    public func beginImport(source: FeedSource) async throws -> ImportReport {
+    public func beginImport(source: FeedSource, startedBy: String?) async throws -> ImportReport {
         try await transaction(.write) { connection in
             let startedAt = Timestamp.now()
-            let query: PostgresQuery =
-                "INSERT INTO imports (source, status, started_at) VALUES (\(source.rawValue), 'running', \(startedAt)) RETURNING id"
+            let query: PostgresQuery = """
+                INSERT INTO imports (source, status, started_at, started_by) VALUES (\(source.rawValue), 'running', \(startedAt), \(startedBy))
+                RETURNING id
+                """
             var id: Int64 = 0
             for try await inserted in try await connection.query(query, logger: logger).decode(Int64.self) { id = inserted }
             try await Self.bumpImportsVersion(connection, logger: logger)
-            return ImportReport(id: id, source: source, status: .running, startedAt: startedAt)
+            return ImportReport(id: id, source: source, status: .running, startedAt: startedAt, startedBy: startedBy)
         }
     }
 

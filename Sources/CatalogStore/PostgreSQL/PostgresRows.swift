@@ -28,7 +28,8 @@ enum PostgresRows {
             .integer(product.price.micros), .integer(Int64(product.stock)), .text(product.updatedAt ?? ""), .text(product.sourceURL ?? ""),
         ]
     }
-    static let importColumns = "id, source, status, started_at, finished_at, fetched, inserted, updated, unchanged, deleted, rejected, error"
+    static let importColumns =
+        "id, source, status, started_at, finished_at, fetched, inserted, updated, unchanged, deleted, rejected, error, started_by"
 
     static func film(_ row: PostgresRandomAccessRow) throws -> FilmRow {
         let film = Film(
@@ -115,6 +116,7 @@ enum PostgresRows {
         report.deleted = Int(try row["deleted"].decode(Int64.self))
         report.rejected = Int(try row["rejected"].decode(Int64.self))
         report.error = try row["error"].decode(String?.self)
+        report.startedBy = try row["started_by"].decode(String?.self)
         return report
     }
 }

@@ -45,6 +45,23 @@ enum PostgresSchema {
         ),
         // A product's or a film's page lists its own changes, newest first, without reading the whole history.
         ("v8: the history of one row", ["CREATE INDEX changes_by_key ON changes(entity, key, seq)"]),
+        // A token is found by the SHA-256 of its secret (hex); the secret itself is never stored.
+        (
+            "v9: named tokens",
+            [
+                """
+                CREATE TABLE tokens (
+                    name TEXT COLLATE "C" NOT NULL PRIMARY KEY,
+                    scopes TEXT NOT NULL,
+                    created_at TEXT NOT NULL,
+                    last_used_at TEXT,
+                    expires_at TEXT,
+                    secret_hash TEXT NOT NULL UNIQUE
+                )
+                """,
+                "ALTER TABLE imports ADD COLUMN started_by TEXT",
+            ]
+        ),
     ]
 
     /// What a search ignores, as functions a generated column may call: the diacritics of Latin letters, as SQLite's

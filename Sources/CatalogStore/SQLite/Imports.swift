@@ -5,17 +5,17 @@ import GRDB
 extension SQLiteCatalogStore {
     static let importListing = ListingSpec(
         table: "imports",
-        columns: "id, source, status, started_at, finished_at, fetched, inserted, updated, unchanged, deleted, rejected, error",
+        columns: "id, source, status, started_at, finished_at, fetched, inserted, updated, unchanged, deleted, rejected, error, started_by",
         keyColumn: "id", ordering: .imports)
 
-    /// Records the start of a run; the report it returns has status `running`.
-    public func beginImport(source: FeedSource) async throws -> ImportReport {
+    public func beginImport(source: FeedSource, startedBy: String?) async throws -> ImportReport {
         try await database.write { db in
             let startedAt = Timestamp.now()
             try db.execute(
-                sql: "INSERT INTO imports (source, status, started_at) VALUES (?, 'running', ?)", arguments: [source.rawValue, startedAt])
+                sql: "INSERT INTO imports (source, status, started_at, started_by) VALUES (?, 'running', ?, ?)",
+                arguments: [source.rawValue, startedAt, startedBy])
             try Self.bumpImportsVersion(db)
-            return ImportReport(id: db.lastInsertedRowID, source: source, status: .running, startedAt: startedAt)
+            return ImportReport(id: db.lastInsertedRowID, source: source, status: .running, startedAt: startedAt, startedBy: startedBy)
         }
     }
 
@@ -193,6 +193,7 @@ extension SQLiteCatalogStore {
         report.deleted = row["deleted"]
         report.rejected = row["rejected"]
         report.error = row["error"]
+        report.startedBy = row["started_by"]
         return report
     }
 }

@@ -58,6 +58,21 @@ enum Schema {
             // A product's or a film's page lists its own changes, newest first, without reading the whole history.
             try db.execute(sql: "CREATE INDEX changes_by_key ON changes(entity, key, seq)")
         }
+        migrator.registerMigration("v10: named tokens") { db in
+            // A token is found by the SHA-256 of its secret (hex); the secret itself is never stored.
+            try db.execute(
+                sql: """
+                    CREATE TABLE tokens (
+                        name TEXT NOT NULL PRIMARY KEY,
+                        scopes TEXT NOT NULL,
+                        created_at TEXT NOT NULL,
+                        last_used_at TEXT,
+                        expires_at TEXT,
+                        secret_hash TEXT NOT NULL UNIQUE
+                    ) WITHOUT ROWID
+                    """)
+            try db.execute(sql: "ALTER TABLE imports ADD COLUMN started_by TEXT")
+        }
         return migrator
     }
 
