@@ -1,6 +1,7 @@
 import CatalogModel
 import CatalogStore
 import Hummingbird
+import Logging
 
 /// What every write endpoint needs: its token checked first (before the body is read), the body limit, and waking
 /// the change feed after a commit.
@@ -10,9 +11,13 @@ struct WriteSupport: Sendable {
     let notifier: ChangeNotifier
     let store: any CatalogStore
 
-    /// The token of the request, when it holds `scope` (401 or 403 otherwise); its `author` names the changes it makes.
-    func authorize(_ request: Request, _ scope: TokenScope) async throws -> APIToken {
-        try await authority.authorize(request, scope)
+    /// The token of the request, when it holds `scope` (401 or 403 otherwise); its `author` names the changes it makes,
+    /// and the log says who is writing.
+    func authorize(_ request: Request, _ scope: TokenScope, logger: Logger) async throws -> APIToken {
+        let token = try await authority.authorize(request, scope)
+        logger.info(
+            "\(request.method) \(request.uri.path) by \(token.author)", metadata: ["token.name": "\(token.name)", "token.scope": "\(scope.rawValue)"])
+        return token
     }
 
     /// Reads the body (413 past the limit).

@@ -40,7 +40,7 @@ struct FilmsController<Context: RequestContext> {
 
     /// Creates or replaces one film and its links; its source stays the feed's if it came from one.
     @Sendable func upsert(_ request: Request, context: Context) async throws -> Response {
-        let writer = try await writes.authorize(request, .filmsWrite)
+        let writer = try await writes.authorize(request, .filmsWrite, logger: context.logger)
         let episodeID = try Self.episodeID(context)
         let representations = Representations(base: reads.urls.base(for: request))
         return try await writes.put(
@@ -50,7 +50,7 @@ struct FilmsController<Context: RequestContext> {
     }
 
     @Sendable func delete(_ request: Request, context: Context) async throws -> Response {
-        let writer = try await writes.authorize(request, .filmsWrite)
+        let writer = try await writes.authorize(request, .filmsWrite, logger: context.logger)
         let episodeID = try Self.episodeID(context)
         return try await writes.delete(missing: "no film with episode_id \(episodeID)") {
             try await store.deleteFilm(episodeID: episodeID, author: writer.author)

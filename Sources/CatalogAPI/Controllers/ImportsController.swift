@@ -57,6 +57,9 @@ struct ImportsController<Context: RequestContext> {
         let representations = Representations(base: urls.base(for: request))
         do {
             let (report, _) = try await importer.start(source, startedBy: starter.author)
+            context.logger.info(
+                "import \(report.id) of \(source.rawValue) started by \(starter.author)",
+                metadata: ["import.id": "\(report.id)", "import.source": "\(source.rawValue)", "token.name": "\(starter.name)"])
             let bytes = Representations.single { representations.importReport(report, into: &$0) }
             return JSONResponder.json(bytes, status: .accepted, headers: [.location: representations.importURL(report.id)])
         } catch ImportStartError.alreadyRunning(let id?) {

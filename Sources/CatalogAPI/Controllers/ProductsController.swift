@@ -51,7 +51,7 @@ struct ProductsController<Context: RequestContext> {
 
     /// Creates or replaces one product; its source stays the feed's if it came from one.
     @Sendable func upsert(_ request: Request, context: Context) async throws -> Response {
-        let writer = try await writes.authorize(request, .productsWrite)
+        let writer = try await writes.authorize(request, .productsWrite, logger: context.logger)
         let serialCode = try QueryReader.pathParameter("serial_code", context)
         let representations = Representations(base: reads.urls.base(for: request))
         return try await writes.put(
@@ -62,7 +62,7 @@ struct ProductsController<Context: RequestContext> {
     }
 
     @Sendable func delete(_ request: Request, context: Context) async throws -> Response {
-        let writer = try await writes.authorize(request, .productsWrite)
+        let writer = try await writes.authorize(request, .productsWrite, logger: context.logger)
         let serialCode = try QueryReader.pathParameter("serial_code", context)
         return try await writes.delete(missing: "no product with serial_code '\(serialCode)'") {
             try await store.deleteProduct(serialCode: serialCode, author: writer.author)
@@ -71,7 +71,7 @@ struct ProductsController<Context: RequestContext> {
 
     /// Upserts a JSON array (or a DummyJSON page) or NDJSON of products in one transaction; bad records are reported, the rest land.
     @Sendable func batch(_ request: Request, context: Context) async throws -> Response {
-        let writer = try await writes.authorize(request, .productsWrite)
+        let writer = try await writes.authorize(request, .productsWrite, logger: context.logger)
         let body = try await writes.body(request)
         let declared: ProductFeedFormat? = request.headers[.contentType]?.contains("ndjson") == true ? .ndjson : nil
         let document: ProductFeedDocument.Content

@@ -2,16 +2,19 @@ import CatalogModel
 import Hummingbird
 
 /// With `--require-read-token`: every read needs a token with the `read` scope, but the probes and the metrics an
-/// orchestrator scrapes without one, and the pages' stylesheet, script and icon, which hold nothing of the catalogue.
-/// Writes check their own scopes in their handlers.
+/// orchestrator scrapes without one, the pages' stylesheet, script and icon, which hold nothing of the catalogue, and
+/// `/tokens`, which needs `tokens:admin` instead. Writes check their own scopes in their handlers.
 struct ReadTokenMiddleware<Context: RequestContext>: RouterMiddleware {
     static var openPaths: Set<String> { ["/healthz", "/readyz", "/metrics"] }
+    static var tokensPath: String { "/tokens" }
 
     let authority: TokenAuthority
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
-        if request.method == .get || request.method == .head, !Self.openPaths.contains(path), !path.hasPrefix(PageAsset.directory) {
+        if request.method == .get || request.method == .head, !Self.openPaths.contains(path), !path.hasPrefix(PageAsset.directory),
+            !path.hasPrefix(Self.tokensPath)
+        {
             _ = try await authority.authorize(request, .read)
         }
         return try await next(request, context)

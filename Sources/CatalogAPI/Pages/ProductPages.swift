@@ -147,7 +147,8 @@ struct ProductPages {
         let product = row.product
         let link = "/products/" + PathComponent.encode(product.serialCode)
         return [
-            .init(product.serialCode, link: link), .init(product.name, link: link), .init(product.brand ?? ""), .init(product.category),
+            // The name links to the product; the serial code beside it is text, so that a page of rows carries one link each.
+            .init(product.serialCode), .init(product.name, link: link), .init(product.brand ?? ""), .init(product.category),
             .init(product.price.description), .init(String(product.stock)), .init(product.updatedAt ?? ""),
         ]
     }

@@ -29,12 +29,29 @@ enum PageURLs {
     /// never meant to ask for, and the API reads `+` as itself, so the page's links (its JSON among them) would
     /// not name the same list.
     static func canonical(_ request: Request) -> String? {
-        guard let query = request.uri.query else { return nil }
+        guard let query = request.uri.query, !isCanonical(query) else { return nil }
         let kept = query.split(separator: "&").filter { $0.contains("=") && !$0.hasSuffix("=") }
             .map { $0.replacingOccurrences(of: "+", with: "%20") }
         let canonical = kept.joined(separator: "&")
         guard canonical != query else { return nil }
         return request.uri.path + (kept.isEmpty ? "" : "?" + canonical)
+    }
+
+    /// Whether every field of `query` has a value and none holds `+`: read as bytes, since every page asks.
+    private static func isCanonical(_ query: String) -> Bool {
+        var (fieldHasValue, previous) = (false, UInt8(ascii: "&"))
+        for byte in query.utf8 {
+            switch byte {
+            case UInt8(ascii: "+"): return false
+            case UInt8(ascii: "&"):
+                guard fieldHasValue, previous != UInt8(ascii: "=") else { return false }
+                fieldHasValue = false
+            case UInt8(ascii: "="): fieldHasValue = true
+            default: break
+            }
+            previous = byte
+        }
+        return fieldHasValue && previous != UInt8(ascii: "=")
     }
 
     /// `url` when it is an http or https address: a link a feed supplies is never `javascript:` or `data:`.

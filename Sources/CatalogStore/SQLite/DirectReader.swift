@@ -60,6 +60,16 @@ final class DirectReader: SQLiteReading, @unchecked Sendable {
         return UnsafeRawPointer(region)
     }
 
+    /// Each row of `sql` as `read` makes it from a `DirectRow`, in order.
+    func rows<Row>(_ sql: String, _ arguments: [DatabaseValue], _ read: (DirectRow) throws -> Row) throws -> [Row] {
+        var rows: [Row] = []
+        try forEachRow(sql, arguments) { _, statement in
+            rows.append(try read(DirectRow(statement: statement)))
+            return true
+        }
+        return rows
+    }
+
     /// Whether no transaction is open: a reader goes back to the pool only then.
     var isOutsideTransaction: Bool { sqlite3_get_autocommit(handle) != 0 }
 
@@ -102,5 +112,20 @@ final class DirectReader: SQLiteReading, @unchecked Sendable {
         }
         statements[sql] = statement
         return statement
+    }
+}
+
+/// The row a `DirectReader`'s statement is on, its columns read by position as the statement selects them.
+struct DirectRow {
+    let statement: SQLiteStatement
+
+    func integer(_ column: Int32) -> Int64 {
+        sqlite3_column_int64(statement, column)
+    }
+
+    /// The column's text; NULL reads as empty.
+    func text(_ column: Int32) -> String {
+        guard let start = sqlite3_column_text(statement, column) else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, column))), as: UTF8.self)
     }
 }

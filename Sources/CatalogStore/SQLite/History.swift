@@ -37,13 +37,17 @@ extension SQLiteCatalogStore {
         }
     }
 
+    /// Read on the calling thread (`DirectReaders`): an index answers it, and a page asks for it on every first read.
     public func changes(of entity: Change.Entity, key: String, limit: Int) async throws -> [Change] {
-        try await database.read { db in
-            let rows = try Row.fetchAll(
-                try db.cachedStatement(
-                    sql: "SELECT seq, entity, key, op, author, at FROM changes WHERE entity = ? AND key = ? ORDER BY seq DESC LIMIT ?"),
-                arguments: [entity.rawValue, key, limit])
-            return try rows.map(Self.decodeChange)
+        try directReaders.read { reader in
+            try reader.rows(
+                "SELECT seq, entity, key, op, author, at FROM changes WHERE entity = ? AND key = ? ORDER BY seq DESC LIMIT ?",
+                [entity.rawValue.databaseValue, key.databaseValue, limit.databaseValue]
+            ) { row in
+                try Change(
+                    seq: row.integer(0), storedEntity: row.text(1), key: row.text(2), storedOperation: row.text(3), author: row.text(4),
+                    at: row.text(5))
+            }
         }
     }
 
