@@ -15,8 +15,8 @@ Every wait is bounded; every loop has a fixed count.
 import argparse
 import base64
 import json
-import random
 import os
+import random
 import re
 import resource
 import selectors

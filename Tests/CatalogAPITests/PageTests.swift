@@ -190,6 +190,11 @@ struct PageTests {
             #expect(empty.headers[.location] == "/products")
             let page = Self.body(try await get(client, "/products?search=Tom%20%26%20Jerry", headers: Self.browser))
             #expect(page.contains("<p class=\"count\">1 product matching “Tom &amp; Jerry”</p>"))
+            // A form whose clean URL would still be refused is refused here, not redirected to a 400.
+            let refused = try await get(client, "/products?search=lamp+desk&page_size=&page_size=many", headers: Self.browser)
+            #expect(refused.status == .badRequest)
+            let refusedFilms = try await get(client, "/films?director=&page_size=0", headers: Self.browser)
+            #expect(refusedFilms.status == .badRequest)
             // JSON keeps reading `+` as itself and an empty price as a 400, as documented.
             #expect(try await get(client, "/products?min_price=").status == .badRequest)
         }

@@ -319,6 +319,16 @@ struct ChangeFeedTests {
             guard case .array(let results)? = result["results"] else { Issue.record("no results"); return }
             #expect(results.count == 1)
             #expect(results.first?["key"] == .string("A"))
+            // A token ahead of the newest change (not this store's) waits for the next change from now.
+            async let ahead = client.execute(uri: "/changes?since=9000000000000&feed=longpoll&timeout=10000", method: .get)
+            try await Task.sleep(for: .milliseconds(200))
+            let nextWrite = ContinuousClock.now
+            _ = try await client.execute(
+                uri: "/products/B", method: .put, headers: authorized, body: ByteBuffer(string: #"{"name": "b", "category": "c", "price": 1}"#))
+            let next = try json(try await ahead)
+            #expect(ContinuousClock.now - nextWrite < .seconds(5))
+            guard case .array(let nextResults)? = next["results"] else { Issue.record("no results"); return }
+            #expect(nextResults.first?["key"] == .string("B"))
             _ = components
         }
     }

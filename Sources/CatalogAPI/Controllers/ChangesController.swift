@@ -55,7 +55,11 @@ struct ChangesController<Context: RequestContext> {
             if wantsStream { return try await stream(since: since, entity: entity) }
             return try await page(request, since: since, limit: limit, entity: entity, wait: nil)
         case "longpoll":
-            return try await page(request, since: since, limit: limit, entity: entity, wait: .milliseconds(timeout ?? Self.defaultLongPollTimeout))
+            // A token ahead of the newest change was not given by this store (another one, or a backup restored
+            // since): it waits for the next change from now, not for the history to catch up with it.
+            let newest = try await store.currentVersions().lastSeq
+            return try await page(
+                request, since: min(since, newest), limit: limit, entity: entity, wait: .milliseconds(timeout ?? Self.defaultLongPollTimeout))
         default:
             throw Problem.badParameter("feed", "feed must be normal, longpoll or eventsource, got '\(feed ?? "")'")
         }

@@ -36,7 +36,11 @@ struct ListPage<Row: Sendable>: Sendable {
 extension ResourceReads {
     /// A list as a page: from the canonical form of its URL (`PageURLs.canonical`), cached like the JSON.
     func list<Row>(_ request: Request, page listPage: ListPage<Row>, fetch: (QueryReader) async throws -> Page<[Row]>) async throws -> Response {
-        if let canonical = PageURLs.canonical(request) { return PageResponse.redirect(to: canonical) }
+        if let canonical = PageURLs.canonical(request) {
+            // Only to a list that exists: a bad value is a 400 here, as it would be at the clean URL.
+            _ = try await fetch(PageURLs.query(of: canonical))
+            return PageResponse.redirect(to: canonical)
+        }
         return try await page(request) {
             let page = try await fetch(QueryReader(request))
             return (listPage.render(request, page), page.versions)

@@ -17,7 +17,11 @@ struct ProductPages {
     ]
 
     func list(_ request: Request) async throws -> Response {
-        if let canonical = PageURLs.canonical(request) { return PageResponse.redirect(to: canonical) }
+        if let canonical = PageURLs.canonical(request) {
+            // Only to a list that exists: a bad value is a 400 here, as it would be at the clean URL.
+            _ = try ProductsController<BasicRequestContext>.listRequest(PageURLs.query(of: canonical))
+            return PageResponse.redirect(to: canonical)
+        }
         return try await reads.page(request) {
             let query = QueryReader(request)
             let asked = try ProductsController<BasicRequestContext>.listRequest(query)

@@ -54,6 +54,11 @@ enum PageURLs {
         return fieldHasValue && previous != UInt8(ascii: "=")
     }
 
+    /// The parameters of `canonical` (a path and query on this service), read as the request for it would be.
+    static func query(of canonical: String) -> QueryReader {
+        QueryReader(Request(head: HTTPRequest(method: .get, scheme: nil, authority: nil, path: canonical), body: .init(buffer: ByteBuffer())))
+    }
+
     /// `url` when it is an http or https address: a link a feed supplies is never `javascript:` or `data:`.
     static func external(_ url: String?) -> String? {
         guard let url, let scheme = url.split(separator: ":", maxSplits: 1).first?.lowercased(), scheme == "http" || scheme == "https"
