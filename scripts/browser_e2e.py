@@ -228,7 +228,7 @@ def main():
 
             driver.get(base + "/products/LIVE-1")
             history = [item.text for item in driver.find_elements(By.CSS_SELECTOR, "ol.changes li")]
-            check(len(history) == 1 and "upsert product LIVE-1 by api" in history[0], f"a product's page lists its changes: {history}")
+            check(len(history) == 1 and "upsert product LIVE-1 by token:bootstrap" in history[0], f"a product's page lists its changes: {history}")
 
             for path in ["/products", "/products?search=product", "/products/SKU-000001", "/", "/films", "/films/1", "/categories",
                          "/imports", "/imports/1", "/changes"]:
