@@ -36,9 +36,7 @@ public struct APIToken: Sendable, Equatable {
     }
 
     /// The author of the changes it makes, as the history records it.
-    public var author: String { Self.author(name) }
-
-    public static func author(_ name: String) -> String { "token:\(name)" }
+    public var author: String { "token:\(name)" }
 
     /// Whether it has expired by `now` (an ISO 8601 UTC timestamp, which sorts as text).
     public func hasExpired(at now: String) -> Bool {
