@@ -36,8 +36,7 @@ struct OperationsController<Context: RequestContext> {
 
     @Sendable func prometheus(_ request: Request, context: Context) async throws -> Response {
         if let metricsTokenDigest {
-            let header = request.headers[.authorization] ?? ""
-            let secret = header.prefix(7).lowercased() == "bearer " ? Array(header.utf8.dropFirst(7)) : []
+            let secret = TokenAuthority.bearerSecret(request).map(Array.init) ?? []
             guard TokenSecret.constantTimeEqual(TokenSecret.digest(secret), metricsTokenDigest) else {
                 throw Problem(
                     .unauthorized, type: "unauthorized", detail: "/metrics needs Authorization: Bearer <the --metrics-token secret>",

@@ -37,13 +37,12 @@ public final class TokenAuthority: Sendable {
     /// or expired one; 403 naming the scope for a token without it.
     func authorize(_ request: Request, _ scope: TokenScope) async throws -> APIToken {
         let challenge: HTTPFields = [.wwwAuthenticate: "Bearer realm=\"catalogd\", scope=\"\(scope.rawValue)\""]
-        guard let header = request.headers[.authorization], header.count > 7, header.prefix(7).lowercased() == "bearer " else {
+        guard let secret = Self.bearerSecret(request) else {
             throw Problem(
                 .unauthorized, type: "unauthorized",
                 detail: "this needs Authorization: Bearer <token> with the scope \(scope.rawValue) (tokens are made with catalogd token create)",
                 headers: challenge)
         }
-        let secret = header.utf8.dropFirst(7)
         let digest = TokenSecret.digest(secret)
         let token: APIToken
         if let bootstrapDigest, TokenSecret.constantTimeEqual(digest, bootstrapDigest) {
@@ -69,6 +68,12 @@ public final class TokenAuthority: Sendable {
                 extensions: [("scope", .string(scope.rawValue))])
         }
         return token
+    }
+
+    /// The secret of the request's `Authorization: Bearer …` header, when it has one.
+    static func bearerSecret(_ request: Request) -> Substring.UTF8View? {
+        guard let header = request.headers[.authorization], header.count > 7, header.prefix(7).lowercased() == "bearer " else { return nil }
+        return Substring(header).utf8.dropFirst(7)
     }
 
     /// The stored token of a secret's hash, as the store said it at most `freshness` ago.
