@@ -39,8 +39,8 @@ struct ListingPlanTests {
         let failures = try await temporary.rawQueue().read { db in
             var failures: [String] = []
             for (name, filter) in Self.filters {
-                let conditions = Conditions(products: filter)
-                let count = try Self.plan(db, SQLiteCatalogStore.productCount(filter, conditions))
+                let conditions = Conditions(filter.query.conditions)
+                let count = try Self.plan(db, SQLiteCatalogStore.productCount(filter.query, conditions))
                 if Self.problem(count) { failures.append("count of \(name): \(count)") }
                 for ordering in Self.orderings {
                     let field = ordering.hasPrefix("-") ? String(ordering.dropFirst()) : ordering
@@ -71,9 +71,9 @@ struct ListingPlanTests {
             for (name, filter) in Self.filters {
                 var searched = filter
                 searched.search = "desk lam"
-                let filters = Conditions(products: filter)
+                let filters = Conditions(filter.query.conditions)
                 let selected = SQLiteCatalogStore.productListing.selecting(filters, search)
-                let count = try Self.plan(db, SQLiteCatalogStore.productCount(searched, selected))
+                let count = try Self.plan(db, SQLiteCatalogStore.productCount(searched.query, selected))
                 if Self.problem(count) { failures.append("count of a search and \(name): \(count)") }
                 for step in [RankedWalk.Step(rank: 0, beyond: nil, ascending: true), RankedWalk.Step(rank: 2, beyond: 7, ascending: false)] {
                     let sql = SearchIndex.products.stepSQL(

@@ -22,7 +22,7 @@ public struct ListOrdering: Sendable {
     public static let imports = ListOrdering(fields: ["id"], defaultOrdering: "-id", integerFields: ["id"])
 
     /// The key's field.
-    var keyField: String { defaultOrdering.hasPrefix("-") ? String(defaultOrdering.dropFirst()) : defaultOrdering }
+    public var keyField: String { defaultOrdering.hasPrefix("-") ? String(defaultOrdering.dropFirst()) : defaultOrdering }
 
     /// Whether `value` is of the kind `field` holds: a cursor made by hand with a text where an integer is sorted
     /// would otherwise reach the store's statement (PostgreSQL refuses to compare them).

@@ -15,7 +15,8 @@ extension PostgresCatalogStore {
                     .decode((String, Int).self).reduce(into: []) { $0.append(FacetValue(value: $1.0, count: $1.1)) }
             }
             if !grouped.isEmpty {
-                let selected = PostgresListing.products.selecting(PostgresConditions(products: filter), filter.searchQuery)
+                let query = filter.query
+                let selected = PostgresListing.products.selecting(PostgresConditions(query.conditions), query.search)
                 let columns = grouped.map(\.rawValue).joined(separator: ", ")
                 let sql = "SELECT \(columns), COUNT(*) FROM products \(selected.whereSQL) GROUP BY \(columns)"
                 var tallies = [[String: Int]](repeating: [:], count: grouped.count)

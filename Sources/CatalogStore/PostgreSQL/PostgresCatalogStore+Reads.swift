@@ -5,10 +5,11 @@ import PostgresNIO
 extension PostgresCatalogStore {
     public func films(_ filter: FilmFilter, page request: PageRequest) async throws -> Page<[FilmRow]> {
         try await transaction(.read) { connection in
-            var filters = PostgresConditions()
-            if let director = filter.director { filters.add("director = \(filters.parameter(director))") }
-            let request = request.ranked(by: filter.searchQuery, in: .films)
-            return try await page(.films, connection, request: request, filters: filters, search: filter.searchQuery, decode: PostgresRows.film) {
+            let query = filter.query
+            let request = request.ranked(by: query.search, in: .films)
+            return try await page(
+                .films, connection, request: request, filters: PostgresConditions(query.conditions), search: query.search, decode: PostgresRows.film
+            ) {
                 rows in
                 try await PostgresRows.attachLinks(to: &rows, connection, logger: logger)
             }
@@ -27,25 +28,27 @@ extension PostgresCatalogStore {
     public func products<Rows: ProductPageRows>(
         _ filter: ProductFilter, page request: PageRequest, into rows: Rows
     ) async throws -> Page<Rows> {
-        let search = filter.searchQuery
-        let request = request.ranked(by: search, in: .products)
+        let query = filter.query
+        let request = request.ranked(by: query.search, in: .products)
         let listing = PostgresListing.products
-        return try await transaction(try listing.isRanked(request, search) ? .read : .single) { connection in
-            var filters = PostgresConditions(products: filter)
-            let count = Self.productCount(filter, &filters)
+        return try await transaction(try listing.isRanked(request, query.search) ? .read : .single) { connection in
+            var filters = PostgresConditions(query.conditions)
+            let count = Self.productCount(query, &filters)
             return try await listing.page(
-                connection, request: request, filters: filters, search: search, count: count, store: description,
+                connection, request: request, filters: filters, search: query.search, count: count, store: description,
                 logger: logger, into: rows
             ) { rows, row in try PostgresRows.withStoredProduct(row) { rows.append($0) } }
         }
     }
 
-    /// The statement that counts the products `filter` selects when the derived counts of categories answer it (a
-    /// filter by category or stock or both, or none), its parameters added to `filters`; nil to count the rows.
-    static func productCount(_ filter: ProductFilter, _ filters: inout PostgresConditions) -> String? {
-        guard let (expression, category) = filter.derivedCount else { return nil }
-        guard let category else { return "SELECT SUM(\(expression)) FROM categories" }
-        return "SELECT \(expression) FROM categories WHERE name = \(filters.parameter(category))"
+    /// The statement that counts the products `query` selects when the derived counts of categories answer it,
+    /// its parameters added to `filters`; nil to count the rows (the search index's matches are rows here).
+    static func productCount(_ query: ListQuery, _ filters: inout PostgresConditions) -> String? {
+        switch query.count {
+        case .derived(let expression, nil): "SELECT SUM(\(expression)) FROM categories"
+        case .derived(let expression, let category?): "SELECT \(expression) FROM categories WHERE name = \(filters.parameter(category))"
+        case .searchIndex, .rows: nil
+        }
     }
 
     public func product(serialCode: String) async throws -> (ProductRow?, StoreVersions) {

@@ -20,13 +20,12 @@ struct PostgresConditions {
 
     init() {}
 
-    /// The conditions that select the products `filter` names, but for its search (`PostgresListing.selecting`).
-    init(products filter: ProductFilter) {
-        if let category = filter.category { add("category = \(parameter(category))") }
-        if let brand = filter.brand { add("brand = \(parameter(brand))") }
-        if let minimum = filter.minimumPrice { add("price_micros >= \(parameter(minimum.micros))") }
-        if let maximum = filter.maximumPrice { add("price_micros <= \(parameter(maximum.micros))") }
-        if let inStock = filter.inStock { add(inStock ? "stock > 0" : "stock = 0") }
+    /// The SQL of `conditions`, which a list's filters put on its rows (`ListQuery`); its search is added apart
+    /// (`PostgresListing.selecting`).
+    init(_ conditions: [ListCondition]) {
+        for condition in conditions {
+            clauses.append(condition.sql { parameter($0) })
+        }
     }
 
     /// Adds the match of `search` in `index` (`SearchQuery` says what matches).
@@ -61,14 +60,20 @@ struct PostgresListing {
         table: "categories", columns: "name, product_count", keyColumn: "name", ordering: .categories, searchIndex: .categories)
     static let imports = PostgresListing(table: "imports", columns: PostgresRows.importColumns, keyColumn: "id", ordering: .imports)
 
-    /// Reads one page in one statement, so from one snapshot even outside a transaction: its rows, cursors for
-    /// the pages on either side when there are rows there, the count over all pages (`count`, a scalar query
-    /// on the same parameters, when the caller knows a cheaper one) and the versions.
-    /// Each row is handed to `append` in the page's order.
-    func page<Rows: PageRows>(
-        _ connection: PostgresConnection, request: PageRequest, conditions: PostgresConditions, count: String?, store: String,
-        logger: Logger, into rows: Rows, append: (inout Rows, PostgresRandomAccessRow) throws -> Void
-    ) async throws -> Page<Rows> {
+    /// The statements of one page of the rows `conditions` select, in `request`'s ordering from its cursor
+    /// (`PostgresPlanTests` asks PostgreSQL's plans): the page's rows, each with its sort value, key and the
+    /// `meta` columns; and, for an empty page, the meta columns alone with whether the page is still empty.
+    struct PageStatement {
+        let page: String
+        let empty: String
+        let binds: PostgresBindings
+        let resolved: ListOrdering.Resolved
+    }
+
+    /// The statements of one page (`PageStatement`); the meta columns are the count over all pages (`count`, a
+    /// scalar query on the same parameters, when the caller knows a cheaper one), whether there are rows behind the
+    /// cursor, and the versions.
+    func pageStatement(_ request: PageRequest, conditions: PostgresConditions, count: String?) throws -> PageStatement {
         let resolved = try ordering.resolve(request)
         let (descending, cursor) = (resolved.descending, resolved.cursor)
         let sortExpression = expressions[resolved.field] ?? resolved.field
@@ -95,24 +100,38 @@ struct PostgresListing {
         // The count, the probe and the versions are scalar subqueries, evaluated once and repeated on every row:
         // cheaper to plan and run than a join of the page to them.
         let meta = "COALESCE((\(countSQL)), 0)::bigint AS listing_count, \(beyondCursor) AS beyond_cursor, \(PostgresCatalogStore.versionColumns)"
-        let pageSQL = """
-            SELECT \(columns), \(sortExpression) AS position_sort, \(keyColumn) AS position_key, \(meta) FROM \(table) \(pageConditions.whereSQL)
-            ORDER BY \(sortExpression) \(direction), \(keyColumn) \(direction) LIMIT \(limit)
-            """
-        // An empty page has no row to carry them: they are read on their own, with whether the page is still empty
-        // in that snapshot; when a commit came in between, the page is read again.
-        let emptySQL = "SELECT \(meta), EXISTS (SELECT 1 FROM \(table) \(pageConditions.whereSQL)) AS page_has_rows"
+        return PageStatement(
+            page: """
+                SELECT \(columns), \(sortExpression) AS position_sort, \(keyColumn) AS position_key, \(meta) FROM \(table) \(pageConditions.whereSQL)
+                ORDER BY \(sortExpression) \(direction), \(keyColumn) \(direction) LIMIT \(limit)
+                """,
+            // An empty page has no row to carry them: they are read on their own, with whether the page is still
+            // empty in that snapshot; when a commit came in between, the page is read again.
+            empty: "SELECT \(meta), EXISTS (SELECT 1 FROM \(table) \(pageConditions.whereSQL)) AS page_has_rows",
+            binds: statement.binds, resolved: resolved)
+    }
+
+    /// Reads one page in one statement, so from one snapshot even outside a transaction: its rows, cursors for
+    /// the pages on either side when there are rows there, the count over all pages and the versions
+    /// (`pageStatement`). Each row is handed to `append` in the page's order.
+    func page<Rows: PageRows>(
+        _ connection: PostgresConnection, request: PageRequest, conditions: PostgresConditions, count: String?, store: String,
+        logger: Logger, into rows: Rows, append: (inout Rows, PostgresRandomAccessRow) throws -> Void
+    ) async throws -> Page<Rows> {
+        let statement = try pageStatement(request, conditions: conditions, count: count)
+        let resolved = statement.resolved
+        let forward = resolved.cursor?.direction != .previous
         var fetched: [PostgresRandomAccessRow] = []
         var metaRow: PostgresRandomAccessRow?
         for _ in 0..<Self.emptyPageAttempts where metaRow == nil {
-            for try await row in try await connection.query(PostgresQuery(unsafeSQL: pageSQL, binds: statement.binds), logger: logger) {
+            for try await row in try await connection.query(PostgresQuery(unsafeSQL: statement.page, binds: statement.binds), logger: logger) {
                 fetched.append(row.makeRandomAccess())
             }
             if let first = fetched.first {
                 metaRow = first
                 break
             }
-            for try await row in try await connection.query(PostgresQuery(unsafeSQL: emptySQL, binds: statement.binds), logger: logger) {
+            for try await row in try await connection.query(PostgresQuery(unsafeSQL: statement.empty, binds: statement.binds), logger: logger) {
                 let row = row.makeRandomAccess()
                 if try !row["page_has_rows"].decode(Bool.self) { metaRow = row }
             }

@@ -27,6 +27,23 @@ extension PostgresListing {
         try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
     }
 
+    /// The statement that reads the rows `filters` select along one step of a ranked walk of `search`, at most
+    /// `limit` of them, in the order the rows were first stored (`PostgresPlanTests` asks PostgreSQL's plans).
+    func stepStatement(_ step: RankedWalk.Step, search: SearchQuery, filters: PostgresConditions, limit: Int) -> (
+        sql: String, binds: PostgresBindings
+    ) {
+        guard let searchIndex else { return ("SELECT \(columns) FROM \(table) WHERE false", filters.binds) }
+        var statement = filters
+        statement.add(searchIndex.condition(search, rank: step.rank, &statement))
+        let order = searchIndex.orderColumn
+        if let beyond = step.beyond { statement.add("\(order) \(step.ascending ? ">" : "<") \(statement.parameter(beyond))") }
+        let sql = """
+            SELECT \(columns), \(order) AS match_order, \(keyColumn) AS match_key FROM \(table) \(statement.whereSQL)
+            ORDER BY \(order) \(step.ascending ? "ASC" : "DESC") LIMIT \(statement.parameter(Int64(limit)))
+            """
+        return (sql, statement.binds)
+    }
+
     /// Reads one page of the rows `filters` and `search` select: along the search's ranks when ordered by relevance
     /// (in a `.read` transaction: `isRanked`), by the keyset of its ordering otherwise (`page`).
     func page<Rows: PageRows>(
@@ -42,15 +59,8 @@ extension PostgresListing {
         /// Reads the matches of one step, at most `limit`, handing each to `body` with its position.
         func read(_ step: RankedWalk.Step, limit: Int, _ body: (PostgresRandomAccessRow, RankedWalk.Position) throws -> Void) async throws {
             guard !search.matchesNothing else { return }
-            var statement = filters
-            statement.add(searchIndex.condition(search, rank: step.rank, &statement))
-            let order = searchIndex.orderColumn
-            if let beyond = step.beyond { statement.add("\(order) \(step.ascending ? ">" : "<") \(statement.parameter(beyond))") }
-            let sql = """
-                SELECT \(columns), \(order) AS match_order, \(keyColumn) AS match_key FROM \(table) \(statement.whereSQL)
-                ORDER BY \(order) \(step.ascending ? "ASC" : "DESC") LIMIT \(statement.parameter(Int64(limit)))
-                """
-            for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: statement.binds), logger: logger) {
+            let statement = stepStatement(step, search: search, filters: filters, limit: limit)
+            for try await row in try await connection.query(PostgresQuery(unsafeSQL: statement.sql, binds: statement.binds), logger: logger) {
                 let row = row.makeRandomAccess()
                 let position = RankedWalk.Position(
                     rank: step.rank, order: try row["match_order"].decode(Int64.self), key: try .init(row["match_key"]))

@@ -30,7 +30,8 @@ extension SQLiteCatalogStore {
         }
         let column = field.rawValue
         // Products without a brand hold ''; they are not a value of the facet.
-        var selected = productListing.selecting(Conditions(products: filter), filter.searchQuery)
+        let query = filter.query
+        var selected = productListing.selecting(Conditions(query.conditions), query.search)
         selected.add("\(column) != ''")
         return (
             "SELECT \(column) AS value, COUNT(*) AS count FROM products \(selected.whereSQL) GROUP BY \(column) ORDER BY count DESC, value LIMIT ?",
@@ -58,7 +59,7 @@ extension SQLiteCatalogStore {
         _ field: ProductFacetField, among matches: RowNumberSet, of filter: ProductFilter, size: Int, _ db: Database
     ) throws -> [FacetValue] {
         let column = field.rawValue
-        var selected = Conditions(products: ProductFilter(minimumPrice: filter.minimumPrice, maximumPrice: filter.maximumPrice))
+        var selected = Conditions(ProductFilter(minimumPrice: filter.minimumPrice, maximumPrice: filter.maximumPrice).query.conditions)
         selected.add("\(column) != ''")
         let sql = "SELECT \(column), rowid FROM products INDEXED BY products_by_\(column) \(selected.whereSQL) ORDER BY \(column)"
         var values: [FacetValue] = []

@@ -15,10 +15,10 @@ struct ListingSpec {
     var expressions: [String: String] = [:]
     /// The index a search reads, when the resource has one.
     var searchIndex: SearchIndex?
-    /// The index that gives the rows in each field's order, walked whatever the filters (`pageStatement`).
-    var orderIndexes: [String: String] = [:]
-    /// The index that gives, for an equality filter on a column, its rows in the key's order.
-    var keyOrderIndexes: [String: String] = [:]
+    /// The indexes that give the rows in each order (`pageStatement` names the one it reads), and the name SQLite
+    /// gives the key's own.
+    var indexes: ListIndexes?
+    var keyIndex = ""
 
     func sortExpression(_ field: String) -> String { expressions[field] ?? field }
 
@@ -50,15 +50,17 @@ struct Conditions {
 
     init() {}
 
-    /// The conditions that select the products `filter` names, but for its search (`ListingSpec.selecting`).
-    init(products filter: ProductFilter) {
-        if let category = filter.category { add("category = ?", category) }
-        if let brand = filter.brand { add("brand = ?", brand) }
-        if let minimum = filter.minimumPrice { add("price_micros >= ?", minimum.micros) }
-        if let maximum = filter.maximumPrice { add("price_micros <= ?", maximum.micros) }
-        if let inStock = filter.inStock { add(inStock ? "stock > 0" : "stock = 0") }
-        equalities = [filter.category.map { _ in "category" }, filter.brand.map { _ in "brand" }, filter.inStock == false ? "stock" : nil]
-            .compactMap { $0 }
+    /// The SQL of `conditions`, which a list's filters put on its rows (`ListQuery`); its search is added apart
+    /// (`ListingSpec.selecting`).
+    init(_ conditions: [ListCondition]) {
+        for condition in conditions {
+            clauses.append(
+                condition.sql { value in
+                    arguments.append(value.databaseValue)
+                    return "?"
+                })
+        }
+        equalities = conditions.compactMap(\.equalityColumn)
     }
 
     /// Adds the match of `search` in `index` (`SearchQuery` says what matches).
@@ -93,7 +95,8 @@ extension ListingSpec {
         // Walking an index in the page's order reads as many rows as the page shows, or as many more as the filters
         // pass over; left to choose, SQLite took the filter's index and sorted all it selects (a category's products
         // by price) whenever it had no statistics to weigh them, which is always here.
-        let source = (equalityIndex(conditions, resolved.field) ?? orderIndexes[resolved.field]).map { "\(table) INDEXED BY \($0)" } ?? table
+        let index = indexes?.index(equalityColumns: conditions.equalities, field: resolved.field, in: ordering)
+        let source = index.map { "\(table) INDEXED BY \(name($0))" } ?? table
         // A page read from a cursor has rows on the cursor's other side when some are at or behind its position (in
         // the query's direction): the page's own statement answers that in a column (SQLite runs the subquery once).
         var behind = Conditions()
@@ -112,10 +115,11 @@ extension ListingSpec {
         return (sql, behind.values + pageConditions.values + [(request.pageSize + 1).databaseValue], resolved)
     }
 
-    /// The index of an equality filter that gives its rows in `field`'s order (a category's products by key).
-    private func equalityIndex(_ conditions: Conditions, _ field: String) -> String? {
-        guard field == ordering.defaultOrdering else { return nil }
-        return conditions.equalities.lazy.compactMap { keyOrderIndexes[$0] }.first
+    private func name(_ index: ListIndex) -> String {
+        switch index {
+        case .key: keyIndex
+        case .named(let name): name
+        }
     }
 
     /// Reads one page into `rows`: each row is handed to `append` while the statement is on it, so that text and
@@ -177,13 +181,8 @@ extension SQLiteCatalogStore {
 
     static let productListing = ListingSpec(
         table: "products", columns: ProductRow.columns, keyColumn: "serial_code",
-        ordering: .products, expressions: ["price": "price_micros"], searchIndex: .products,
-        orderIndexes: [
-            "serial_code": "sqlite_autoindex_products_1", "name": "products_by_name", "price": "products_by_price",
-            "category": "products_by_category",
-            "stock": "products_by_stock", "updated_at": "products_by_updated_at",
-        ],
-        keyOrderIndexes: ["category": "products_by_category", "brand": "products_by_brand", "stock": "products_by_stock"])
+        ordering: .products, expressions: ["price": "price_micros"], searchIndex: .products, indexes: .products,
+        keyIndex: "sqlite_autoindex_products_1")
 
     static let categoryListing = ListingSpec(
         table: "categories", columns: CategoryRow.columns, keyColumn: "name",
@@ -191,13 +190,13 @@ extension SQLiteCatalogStore {
 
     public func films(_ filter: FilmFilter, page request: PageRequest) async throws -> Page<[FilmRow]> {
         try await database.read { db in
-            var conditions = Conditions()
-            if let director = filter.director { conditions.add("director = ?", director) }
+            let query = filter.query
+            let conditions = Conditions(query.conditions)
             var (rows, next, previous) = try Self.filmListing.page(
-                db, request: request.ranked(by: filter.searchQuery, in: .films), filters: conditions, search: filter.searchQuery,
+                db, request: request.ranked(by: query.search, in: .films), filters: conditions, search: query.search,
                 decode: FilmRow.init(row:))
             try FilmRow.attachLinks(to: &rows, db)
-            let count = try Self.filmListing.count(db, Self.filmListing.selecting(conditions, filter.searchQuery))
+            let count = try Self.filmListing.count(db, Self.filmListing.selecting(conditions, query.search))
             return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db))
         }
     }
@@ -235,39 +234,35 @@ extension SQLiteCatalogStore {
     }
 
     /// The orderings of products an index gives (`DirectReadTests` asks SQLite's plans).
-    static let indexOrderedFields = Set(productListing.orderIndexes.keys)
+    static let indexOrderedFields = Set(ListIndexes.products.orderings.keys)
 
     private static func products<Rows: ProductPageRows>(
         _ filter: ProductFilter, page request: PageRequest, into rows: Rows, _ source: some SQLiteReading
     ) throws -> Page<Rows> {
         var rows = rows
-        let filters = Conditions(products: filter)
-        let search = filter.searchQuery
+        let query = filter.query
+        let filters = Conditions(query.conditions)
+        let search = query.search
         let conditions = productListing.selecting(filters, search)
         let (next, previous) = try productListing.page(
             source, request: request, filters: filters, search: search, into: &rows
         ) { rows, _, statement in
             rows.append(ProductColumn.stored(statement))
         }
-        let counting = productCount(filter, conditions)
+        let counting = productCount(query, conditions)
         let count = Int(try source.integer(counting.sql, counting.arguments) ?? 0)
         return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(source))
     }
 
-    /// The statement that counts the products `filter` selects (`conditions`): the derived counts of categories
-    /// answer a filter by category or stock or both, or none, and the search index a search alone, without reading
-    /// the products (`ListingPlanTests` asks SQLite's plans).
-    static func productCount(_ filter: ProductFilter, _ conditions: Conditions) -> (sql: String, arguments: [DatabaseValue]) {
-        if let (expression, category) = filter.derivedCount {
-            guard let category else { return ("SELECT COALESCE(SUM(\(expression)), 0) FROM categories", []) }
-            return ("SELECT \(expression) FROM categories WHERE name = ?", [category.databaseValue])
+    /// The statement that counts the products `query` selects (`conditions`), as its `count` says
+    /// (`ListingPlanTests` asks SQLite's plans).
+    static func productCount(_ query: ListQuery, _ conditions: Conditions) -> (sql: String, arguments: [DatabaseValue]) {
+        switch (query.count, query.search) {
+        case (.derived(let expression, nil), _): ("SELECT COALESCE(SUM(\(expression)), 0) FROM categories", [])
+        case (.derived(let expression, let category?), _): ("SELECT \(expression) FROM categories WHERE name = ?", [category.databaseValue])
+        case (.searchIndex, let search?): SearchIndex.products.countStatement(search)
+        case (.searchIndex, nil), (.rows, _): ("SELECT COUNT(*) FROM products \(conditions.whereSQL)", conditions.values)
         }
-        var withoutSearch = filter
-        withoutSearch.search = nil
-        if withoutSearch.isEmpty, let search = filter.searchQuery {
-            return SearchIndex.products.countStatement(search)
-        }
-        return ("SELECT COUNT(*) FROM products \(conditions.whereSQL)", conditions.values)
     }
 
     public func product(serialCode: String) async throws -> (ProductRow?, StoreVersions) {

@@ -1,0 +1,105 @@
+/// A list request described once for every engine: the conditions its filters put on the rows, its search, how
+/// its exact count is read and which index gives its rows in each order. Each engine renders it into its own SQL
+/// (SQLite's `Conditions`, PostgreSQL's `PostgresConditions`) and runs the keyset walk (`KeysetComparison`) or the
+/// ranked walk (`RankedWalk`) the page's ordering asks for.
+public struct ListQuery: Sendable {
+    public var conditions: [ListCondition]
+    public var search: SearchQuery?
+    public var count: ListCount
+
+    public init(conditions: [ListCondition], search: SearchQuery?, count: ListCount) {
+        self.conditions = conditions
+        self.search = search
+        self.count = count
+    }
+
+    /// The columns the conditions hold to one value each, in the order the filters name them.
+    public var equalityColumns: [String] { conditions.compactMap(\.equalityColumn) }
+}
+
+/// How a list's exact count over all pages is read, without reading the rows where something smaller answers.
+public enum ListCount: Sendable, Equatable {
+    /// From the per-category counts every engine keeps by triggers (`product_count`, `in_stock_count`): the
+    /// expression over `categories` to read, for one category, or summed over all when nil.
+    case derived(expression: String, category: String?)
+    /// From the search index alone: the search is the only filter.
+    case searchIndex
+    /// By counting the selected rows.
+    case rows
+}
+
+extension ProductFilter {
+    /// This filter's list request. Counts: a filter by category or stock or both, or none, from the derived
+    /// counts; a search alone from its index; any other by counting the rows an index range selects.
+    public var query: ListQuery {
+        var conditions: [ListCondition] = []
+        if let category { conditions.append(.equals("category", .text(category))) }
+        if let brand { conditions.append(.equals("brand", .text(brand))) }
+        if let minimumPrice { conditions.append(.atLeast("price_micros", .integer(minimumPrice.micros))) }
+        if let maximumPrice { conditions.append(.atMost("price_micros", .integer(maximumPrice.micros))) }
+        if let inStock { conditions.append(inStock ? .positive("stock") : .zero("stock")) }
+        return ListQuery(conditions: conditions, search: searchQuery, count: count)
+    }
+
+    private var count: ListCount {
+        var others = self
+        (others.category, others.inStock) = (nil, nil)
+        guard others.isEmpty else {
+            others.search = nil
+            return others.isEmpty && searchQuery != nil ? .searchIndex : .rows
+        }
+        let expression =
+            switch inStock {
+            case nil: "product_count"
+            case true?: "in_stock_count"
+            case false?: "product_count - in_stock_count"
+            }
+        return .derived(expression: expression, category: category)
+    }
+}
+
+extension FilmFilter {
+    /// This filter's list request; a handful of films are counted row by row.
+    public var query: ListQuery {
+        ListQuery(conditions: director.map { [.equals("director", .text($0))] } ?? [], search: searchQuery, count: .rows)
+    }
+}
+
+extension CategoryFilter {
+    /// This filter's list request.
+    public var query: ListQuery { ListQuery(conditions: [], search: searchQuery, count: .rows) }
+}
+
+/// An index that gives a list's rows in some order: the key's own, which each engine names its way, or one named
+/// alike on every engine.
+public enum ListIndex: Sendable, Equatable {
+    case key
+    case named(String)
+}
+
+/// The indexes that give a list's rows in each order: an engine that is told which index to read (SQLite's
+/// `INDEXED BY`) reads these; one that plans from statistics has them to choose from.
+public struct ListIndexes: Sendable {
+    /// For each ordering field, the index that holds every row in that order, with the key last.
+    public let orderings: [String: ListIndex]
+    /// For each column an equality condition holds, the index on (that column, key).
+    public let keyOrderings: [String: String]
+
+    public static let products = ListIndexes(
+        orderings: [
+            "serial_code": .key, "name": .named("products_by_name"), "price": .named("products_by_price"),
+            "category": .named("products_by_category"), "stock": .named("products_by_stock"),
+            "updated_at": .named("products_by_updated_at"),
+        ],
+        keyOrderings: ["category": "products_by_category", "brand": "products_by_brand", "stock": "products_by_stock"])
+
+    /// The index a page in `field`'s order walks, when conditions hold `equalityColumns` to one value each: in the
+    /// key's order, the index of such a column, which holds its rows by key; otherwise the ordering's own; nil when
+    /// no index gives that order.
+    public func index(equalityColumns: [String], field: String, in ordering: ListOrdering) -> ListIndex? {
+        if field == ordering.keyField, let index = equalityColumns.lazy.compactMap({ keyOrderings[$0] }).first {
+            return .named(index)
+        }
+        return orderings[field]
+    }
+}

@@ -1,0 +1,99 @@
+import CatalogModel
+import CatalogStore
+import CatalogTestSupport
+import Logging
+import PostgresNIO
+import Testing
+
+@testable import PostgresStore
+
+/// PostgreSQL plans from its statistics, which a test's few rows cannot make look like a million; so each statement
+/// the store runs is planned with reading the whole table and sorting made a last resort (`enable_seqscan`,
+/// `enable_sort` off): a plan that still scans `products` or sorts has no index that answers it. Which plan the
+/// planner takes at a million products, `scripts/bench-search --postgres` measures.
+@Suite("Every documented filter and ordering has an index that answers it, never a read of the whole table nor a sort (PostgreSQL)")
+struct PostgresPlanTests {
+    static let logger = Logger(label: "catalogd-tests")
+
+    /// Whether a plan reads the whole products table or sorts rows.
+    static func problem(_ plan: String) -> Bool {
+        plan.contains("Seq Scan on products") || plan.contains("Sort")
+    }
+
+    /// Plans each statement `statements` makes on a connection where scans and sorts are a last resort; returns the
+    /// plans that `problem` finds fault with, named.
+    static func failures(_ statements: @escaping @Sendable () throws -> [(name: String, sql: String, binds: PostgresBindings)]) async throws
+        -> [String]?
+    {
+        guard StoreBackend.available.contains(.postgres) else { return nil }
+        let temporary = try await TestStore.open(.postgres)
+        defer { temporary.remove() }
+        let store = try #require(temporary.store as? PostgresCatalogStore)
+        return try await store.transaction(.read) { connection in
+            let settings = "SELECT set_config('enable_seqscan', 'off', true), set_config('enable_sort', 'off', true)"
+            try await connection.query(PostgresQuery(unsafeSQL: settings), logger: logger)
+            var failures: [String] = []
+            for statement in try statements() {
+                var lines: [String] = []
+                let explain = PostgresQuery(unsafeSQL: "EXPLAIN " + statement.sql, binds: statement.binds)
+                for try await line in try await connection.query(explain, logger: logger).decode(String.self) { lines.append(line) }
+                let plan = lines.joined(separator: "\n")
+                if problem(plan) { failures.append("\(statement.name):\n\(plan)") }
+            }
+            return failures
+        }
+    }
+
+    /// The first page, a page from a cursor, and with them the count, of every documented filter in every ordering.
+    @Test func pagesAndCountsOfEveryFilterAndOrderingReadAnIndex() async throws {
+        let failures = try await Self.failures {
+            var statements: [(String, String, PostgresBindings)] = []
+            for (name, filter) in ListingPlanTests.filters {
+                let query = filter.query
+                for ordering in ListingPlanTests.orderings {
+                    let field = ordering.hasPrefix("-") ? String(ordering.dropFirst()) : ordering
+                    let sortValue: ListCursor.Value = ["price", "stock"].contains(field) ? .integer(5) : .text("m")
+                    let cursor = ListCursor(ordering: ordering, direction: .next, sortValue: sortValue, key: .text("K")).encoded()
+                    for request in [PageRequest(ordering: ordering), PageRequest(ordering: ordering, cursor: cursor)] {
+                        var conditions = PostgresConditions(query.conditions)
+                        let count = PostgresCatalogStore.productCount(query, &conditions)
+                        let statement = try PostgresListing.products.pageStatement(request, conditions: conditions, count: count)
+                        let label = "\(name), ordering=\(ordering)\(request.cursor == nil ? "" : ", from a cursor")"
+                        statements.append((label, statement.page, statement.binds))
+                        statements.append((label + ", empty page", statement.empty, statement.binds))
+                    }
+                }
+            }
+            return statements
+        }
+        guard let failures else { return }
+        #expect(failures.isEmpty, "\(failures.count) plans read the table or sort:\n\(failures.joined(separator: "\n"))")
+    }
+
+    /// A search with each filter: each step of its ranked walk, and the count and a keyset page of its matches.
+    @Test func searchesWithEveryFilterReadAnIndex() async throws {
+        let failures = try await Self.failures {
+            var statements: [(String, String, PostgresBindings)] = []
+            let search = SearchQuery("desk lam")
+            for (name, filter) in ListingPlanTests.filters {
+                var searched = filter
+                searched.search = "desk lam"
+                let query = searched.query
+                let filters = PostgresConditions(query.conditions)
+                for step in [RankedWalk.Step(rank: 0, beyond: nil, ascending: true), RankedWalk.Step(rank: 2, beyond: 7, ascending: false)] {
+                    let statement = PostgresListing.products.stepStatement(step, search: search, filters: filters, limit: 21)
+                    statements.append(("a search and \(name), rank \(step.rank)", statement.sql, statement.binds))
+                }
+                for ordering in ["serial_code", "-price"] {
+                    var conditions = PostgresListing.products.selecting(filters, search)
+                    let count = PostgresCatalogStore.productCount(query, &conditions)
+                    let statement = try PostgresListing.products.pageStatement(PageRequest(ordering: ordering), conditions: conditions, count: count)
+                    statements.append(("a search and \(name), ordering=\(ordering), with its count", statement.page, statement.binds))
+                }
+            }
+            return statements
+        }
+        guard let failures else { return }
+        #expect(failures.isEmpty, "\(failures.count) plans read the table or sort:\n\(failures.joined(separator: "\n"))")
+    }
+}
