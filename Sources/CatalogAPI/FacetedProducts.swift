@@ -37,12 +37,9 @@ struct FacetedProducts<Rows: ProductPageRows>: Sendable {
             writer.arrayStart()
             for value in values {
                 writer.objectStart()
-                writer.key("value")
-                writer.string(value.value)
-                writer.key("count")
-                writer.int(value.count)
-                writer.key("url")
-                writer.string(RequestURLs.narrowedURL(base: representations.base, request: request, name: field.rawValue, value: value.value))
+                writer.member("value", value.value)
+                writer.member("count", value.count)
+                writer.member("url", RequestURLs.narrowedURL(base: representations.base, request: request, name: field.rawValue, value: value.value))
                 writer.objectEnd()
             }
             writer.arrayEnd()

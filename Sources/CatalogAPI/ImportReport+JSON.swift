@@ -5,32 +5,23 @@ extension ImportReport {
     /// its address on the service, when there is one (`catalogd import --json` has none).
     public func write(url: String?, into writer: inout JSONWriter) {
         writer.objectStart()
-        writer.key("id")
-        writer.int(id)
-        writer.key("source")
-        writer.string(source.rawValue)
-        writer.key("status")
-        writer.string(status.rawValue)
-        writer.key("started_at")
-        writer.string(startedAt)
-        writer.key("finished_at")
-        writer.string(finishedAt)
+        writer.member("id", id)
+        writer.member("source", source.rawValue)
+        writer.member("status", status.rawValue)
+        writer.member("started_at", startedAt)
+        writer.member("finished_at", finishedAt)
         for (name, value) in [
             ("fetched", fetched), ("inserted", inserted), ("updated", updated), ("unchanged", unchanged),
             ("deleted", deleted), ("rejected", rejected),
         ] {
-            writer.key(name)
-            writer.int(value)
+            writer.member(name, value)
         }
         writer.key("rejections")
         Rejection.write(rejections, into: &writer)
-        writer.key("error")
-        writer.string(error)
-        writer.key("started_by")
-        writer.string(startedBy)
+        writer.member("error", error)
+        writer.member("started_by", startedBy)
         if let url {
-            writer.key("url")
-            writer.string(url)
+            writer.member("url", url)
         }
         writer.objectEnd()
     }

@@ -31,14 +31,10 @@ public struct Problem: Error, Sendable {
     func response() -> Response {
         var writer = JSONWriter(capacity: 256)
         writer.objectStart()
-        writer.key("type")
-        writer.string("https://catalogd.dev/problems/\(type)")
-        writer.key("title")
-        writer.string(status.reasonPhrase)
-        writer.key("status")
-        writer.int(status.code)
-        writer.key("detail")
-        writer.string(detail)
+        writer.member("type", "https://catalogd.dev/problems/\(type)")
+        writer.member("title", status.reasonPhrase)
+        writer.member("status", status.code)
+        writer.member("detail", detail)
         for (name, value) in extensions {
             writer.key(name)
             writer.value(value)

@@ -6,12 +6,9 @@ extension Rejection {
         writer.arrayStart()
         for rejection in rejections {
             writer.objectStart()
-            writer.key("index")
-            writer.int(rejection.index)
-            writer.key("key")
-            writer.string(rejection.key)
-            writer.key("reason")
-            writer.string(rejection.reason)
+            writer.member("index", rejection.index)
+            writer.member("key", rejection.key)
+            writer.member("reason", rejection.reason)
             writer.objectEnd()
         }
         writer.arrayEnd()

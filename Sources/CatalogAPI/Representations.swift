@@ -16,14 +16,12 @@ struct Representations {
     func film(_ row: FilmRow, into writer: inout JSONWriter) {
         let film = row.film
         writer.objectStart()
-        writer.key("episode_id")
-        writer.int(film.episodeID)
+        writer.member("episode_id", film.episodeID)
         for (name, value) in [
             ("title", film.title), ("opening_crawl", film.openingCrawl), ("director", film.director), ("producer", film.producer),
             ("release_date", film.releaseDate),
         ] {
-            writer.key(name)
-            writer.string(value)
+            writer.member(name, value)
         }
         for kind in FilmLinkKind.allCases {
             writer.key(kind.rawValue)
@@ -32,15 +30,12 @@ struct Representations {
             writer.arrayEnd()
         }
         for kind in FilmLinkKind.allCases {
-            writer.key("\(kind.singular)_count")
-            writer.int(row.counts[kind] ?? 0)
+            writer.member("\(kind.singular)_count", row.counts[kind] ?? 0)
         }
         for (name, value) in [("created", film.created), ("edited", film.edited), ("url", filmURL(film.episodeID)), ("source_url", film.sourceURL)] {
-            writer.key(name)
-            writer.string(value)
+            writer.member(name, value)
         }
-        writer.key("source")
-        writer.string(row.source)
+        writer.member("source", row.source)
         writer.objectEnd()
     }
 
@@ -51,14 +46,10 @@ struct Representations {
 
     func category(_ row: CategoryRow, into writer: inout JSONWriter) {
         writer.objectStart()
-        writer.key("name")
-        writer.string(row.name)
-        writer.key("product_count")
-        writer.int(row.productCount)
-        writer.key("url")
-        writer.string(categoryURL(row.name))
-        writer.key("products")
-        writer.string("\(base)/products/?category=\(PathComponent.encode(row.name))")
+        writer.member("name", row.name)
+        writer.member("product_count", row.productCount)
+        writer.member("url", categoryURL(row.name))
+        writer.member("products", "\(base)/products/?category=\(PathComponent.encode(row.name))")
         writer.objectEnd()
     }
 
@@ -73,12 +64,9 @@ struct Representations {
     ) -> [UInt8] {
         var writer = JSONWriter(capacity: 1024)
         writer.objectStart()
-        writer.key("count")
-        writer.int(page.count)
-        writer.key("next")
-        writer.string(page.nextCursor.map { RequestURLs.listURL(base: base, request: request, cursor: $0) })
-        writer.key("previous")
-        writer.string(page.previousCursor.map { RequestURLs.listURL(base: base, request: request, cursor: $0) })
+        writer.member("count", page.count)
+        writer.member("next", page.nextCursor.map { RequestURLs.listURL(base: base, request: request, cursor: $0) })
+        writer.member("previous", page.previousCursor.map { RequestURLs.listURL(base: base, request: request, cursor: $0) })
         writer.key("results")
         writer.arrayStart()
         results(page.rows, &writer)

@@ -63,8 +63,7 @@ struct WriteSupport: Sendable {
             for (name, value) in [
                 ("inserted", counts.inserted), ("updated", counts.updated), ("unchanged", counts.unchanged), ("rejected", rejections.count),
             ] {
-                writer.key(name)
-                writer.int(value)
+                writer.member(name, value)
             }
             writer.key("rejections")
             Rejection.write(rejections, into: &writer)

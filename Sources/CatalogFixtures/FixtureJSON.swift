@@ -8,11 +8,9 @@ enum FixtureJSON {
             ("title", film.title), ("opening_crawl", film.openingCrawl), ("director", film.director), ("producer", film.producer),
             ("release_date", film.releaseDate),
         ] {
-            writer.key(name)
-            writer.string(value)
+            writer.member(name, value)
         }
-        writer.key("episode_id")
-        writer.int(film.episodeID)
+        writer.member("episode_id", film.episodeID)
         for (name, links) in [
             ("characters", film.characters), ("planets", film.planets), ("starships", film.starships), ("vehicles", film.vehicles),
             ("species", film.species),
@@ -23,8 +21,7 @@ enum FixtureJSON {
             writer.arrayEnd()
         }
         for (name, value) in [("created", film.created), ("edited", film.edited), ("url", "\(base)/api/films/\(film.episodeID)/")] {
-            writer.key(name)
-            writer.string(value)
+            writer.member(name, value)
         }
         writer.objectEnd()
     }
@@ -32,26 +29,20 @@ enum FixtureJSON {
     /// One product; `invalid` makes it break validation (a negative price), for fault tests.
     static func product(_ product: FixtureProduct, id: Int, invalid: Bool, into writer: inout JSONWriter) {
         writer.objectStart()
-        writer.key("id")
-        writer.int(id)
+        writer.member("id", id)
         for (name, value) in [("title", product.title), ("description", product.description), ("category", product.category)] {
-            writer.key(name)
-            writer.string(value)
+            writer.member(name, value)
         }
         if let brand = product.brand {
-            writer.key("brand")
-            writer.string(brand)
+            writer.member("brand", brand)
         }
         writer.key("price")
         writer.number(literal: invalid ? "-1" : product.price)
-        writer.key("stock")
-        writer.int(product.stock)
-        writer.key("sku")
-        writer.string(product.sku)
+        writer.member("stock", product.stock)
+        writer.member("sku", product.sku)
         writer.key("meta")
         writer.objectStart()
-        writer.key("updatedAt")
-        writer.string(product.updatedAt)
+        writer.member("updatedAt", product.updatedAt)
         writer.objectEnd()
         writer.objectEnd()
     }
@@ -59,12 +50,9 @@ enum FixtureJSON {
     static func filmsPage(_ films: ArraySlice<FixtureFilm>, count: Int, page: Int, lastPage: Int, base: String) -> [UInt8] {
         var writer = JSONWriter(capacity: 4096)
         writer.objectStart()
-        writer.key("count")
-        writer.int(count)
-        writer.key("next")
-        writer.string(page < lastPage ? "\(base)/api/films/?page=\(page + 1)" : nil)
-        writer.key("previous")
-        writer.string(page > 1 ? "\(base)/api/films/?page=\(page - 1)" : nil)
+        writer.member("count", count)
+        writer.member("next", page < lastPage ? "\(base)/api/films/?page=\(page + 1)" : nil)
+        writer.member("previous", page > 1 ? "\(base)/api/films/?page=\(page - 1)" : nil)
         writer.key("results")
         writer.arrayStart()
         for film in films { self.film(film, base: base, into: &writer) }
@@ -81,12 +69,9 @@ enum FixtureJSON {
         writer.arrayStart()
         for index in range { product(catalog.products[index], id: index + 1, invalid: invalid.contains(index), into: &writer) }
         writer.arrayEnd()
-        writer.key("total")
-        writer.int(catalog.products.count)
-        writer.key("skip")
-        writer.int(skip)
-        writer.key("limit")
-        writer.int(range.count)
+        writer.member("total", catalog.products.count)
+        writer.member("skip", skip)
+        writer.member("limit", range.count)
         writer.objectEnd()
         return writer.bytes
     }

@@ -46,6 +46,23 @@ public struct JSONWriter: Sendable {
         needsComma = false
     }
 
+    /// Writes a member: its name, then its value.
+    public mutating func member(_ name: String, _ value: String) {
+        key(name)
+        string(value)
+    }
+
+    /// Writes a member whose value is `null` for nil.
+    public mutating func member(_ name: String, _ value: String?) {
+        key(name)
+        string(value)
+    }
+
+    public mutating func member(_ name: String, _ value: some BinaryInteger) {
+        key(name)
+        int(value)
+    }
+
     public mutating func string(_ value: String) {
         separate()
         appendQuoted(value)

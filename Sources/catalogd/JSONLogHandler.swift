@@ -19,14 +19,10 @@ struct JSONLogHandler: LogHandler {
         let explicit = event.metadata
         var writer = JSONWriter(capacity: 256)
         writer.objectStart()
-        writer.key("time")
-        writer.string(Timestamp.now())
-        writer.key("level")
-        writer.string(level.rawValue)
-        writer.key("logger")
-        writer.string(label)
-        writer.key("message")
-        writer.string(message.description)
+        writer.member("time", Timestamp.now())
+        writer.member("level", level.rawValue)
+        writer.member("logger", label)
+        writer.member("message", message.description)
         for (key, value) in metadata.merging(explicit ?? [:], uniquingKeysWith: { $1 }).sorted(by: { $0.key < $1.key }) {
             writer.key(key)
             Self.write(value, into: &writer)

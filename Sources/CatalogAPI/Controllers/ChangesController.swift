@@ -112,8 +112,7 @@ struct ChangesController<Context: RequestContext> {
         writer.key("last_seq")
         // Where to resume: after the last change shown, or after everything read when nothing of interest is left.
         writer.int(slice.pending > 0 ? (slice.changes.last?.seq ?? since) : max(since, slice.lastSeq))
-        writer.key("pending")
-        writer.int(slice.pending)
+        writer.member("pending", slice.pending)
         writer.objectEnd()
         return try JSONResponder.negotiatedJSON(request, bytes: writer.bytes, headers: [.cacheControl: "no-store"])
     }

@@ -19,8 +19,7 @@ struct RootController<Context: RequestContext> {
         let bytes = Representations.single { writer in
             writer.objectStart()
             for resource in resources {
-                writer.key(resource)
-                writer.string("\(base)/\(resource)/")
+                writer.member(resource, "\(base)/\(resource)/")
             }
             writer.objectEnd()
         }

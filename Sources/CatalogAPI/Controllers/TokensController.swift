@@ -25,8 +25,7 @@ struct TokensController<Context: RequestContext> {
         let base = urls.base(for: request)
         var writer = JSONWriter(capacity: 256 * (tokens.count + 1))
         writer.objectStart()
-        writer.key("count")
-        writer.int(tokens.count)
+        writer.member("count", tokens.count)
         for name in ["next", "previous"] {
             writer.key(name)
             writer.null()
@@ -96,21 +95,17 @@ struct TokensController<Context: RequestContext> {
     /// `{"name", "scopes", "created_at", "last_used_at", "expires_at", "url"}`, and `secret` when it was just made.
     static func write(_ token: APIToken, base: String, secret: String? = nil, into writer: inout JSONWriter) {
         writer.objectStart()
-        writer.key("name")
-        writer.string(token.name)
+        writer.member("name", token.name)
         writer.key("scopes")
         writer.arrayStart()
         for scope in token.scopes { writer.string(scope.rawValue) }
         writer.arrayEnd()
         for (name, value) in [("created_at", token.createdAt), ("last_used_at", token.lastUsedAt), ("expires_at", token.expiresAt)] {
-            writer.key(name)
-            writer.string(value)
+            writer.member(name, value)
         }
-        writer.key("url")
-        writer.string(url(token.name, base: base))
+        writer.member("url", url(token.name, base: base))
         if let secret {
-            writer.key("secret")
-            writer.string(secret)
+            writer.member("secret", secret)
         }
         writer.objectEnd()
     }

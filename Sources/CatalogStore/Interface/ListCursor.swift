@@ -51,10 +51,8 @@ public struct ListCursor: Sendable, Equatable {
     public func encoded() -> String {
         var writer = JSONWriter(capacity: 64)
         writer.objectStart()
-        writer.key("o")
-        writer.string(ordering)
-        writer.key("d")
-        writer.string(direction.rawValue)
+        writer.member("o", ordering)
+        writer.member("d", direction.rawValue)
         for (name, value) in sortValue == key ? [("k", key)] : [("v", sortValue), ("k", key)] {
             writer.key(name)
             switch value {
