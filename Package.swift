@@ -42,11 +42,20 @@ let package = Package(
             path: "Sources/CatalogStore/Interface",
             swiftSettings: swiftSettings
         ),
+        // What both engines do alike, for them alone (package access): write modes, keyset comparisons, the channel
+        // a streamed listing's batches cross into its transaction.
+        .target(
+            name: "CatalogStoreKit",
+            dependencies: ["CatalogModel", "CatalogStore"],
+            path: "Sources/CatalogStore/Kit",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "SQLiteStore",
             dependencies: [
                 "CatalogModel",
                 "CatalogStore",
+                "CatalogStoreKit",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -59,6 +68,7 @@ let package = Package(
             dependencies: [
                 "CatalogModel",
                 "CatalogStore",
+                "CatalogStoreKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -166,7 +166,7 @@ public func buildRouter(_ components: ServiceComponents, configuration: ServiceC
     FilmsController(reads: reads(.films), writes: writes).addRoutes(to: resource("films"))
     ProductsController(reads: reads(.products), writes: writes).addRoutes(to: resource("products"))
     CategoriesController(reads: reads(.products, name: "categories")).addRoutes(to: resource("categories"))
-    ChangesController(store: store, notifier: components.notifier, clients: components.metrics.feedClients).addRoutes(to: resource("changes"))
+    ChangesController(store: store, notifier: components.notifier, followers: components.metrics.followers).addRoutes(to: resource("changes"))
     ImportsController(store: store, importer: components.importer, authority: authority, urls: urls, cache: cache).addRoutes(
         to: resource("imports"))
     TokensController(authority: authority, urls: urls).addRoutes(to: router.group("tokens"))

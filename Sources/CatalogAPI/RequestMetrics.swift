@@ -6,13 +6,13 @@ import Prometheus
 public struct RequestMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     private let instruments = RequestInstruments()
-    let feedClients: FeedClients
+    let followers: ChangeFeedFollowers
     /// Connections closed because they took no bytes for the send timeout.
     let sendTimeouts: Counter
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), maximumFollowers: Int = FollowerSlots.defaultLimit) {
         self.registry = registry
-        feedClients = FeedClients(registry: registry, maximumFollowers: maximumFollowers)
+        followers = ChangeFeedFollowers(registry: registry, maximumFollowers: maximumFollowers)
         sendTimeouts = registry.makeCounter(descriptor: Self.sendTimeouts)
     }
 

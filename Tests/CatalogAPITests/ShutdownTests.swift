@@ -125,7 +125,7 @@ extension StoppingSuites {
             let (_, components) = try await harness.build()
             let router = Router()
             var changes = ChangesController<BasicRequestContext>(
-                store: components.store, notifier: components.notifier, clients: components.metrics.feedClients)
+                store: components.store, notifier: components.notifier, followers: components.metrics.followers)
             changes.heartbeatInterval = .milliseconds(200)
             changes.addRoutes(to: router.group("changes"))
             let registry = components.metrics.registry

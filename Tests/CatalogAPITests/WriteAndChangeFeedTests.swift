@@ -357,7 +357,7 @@ struct ChangeFeedTests {
         try await Self.seed(components.store, count: 6)
         let router = Router()
         var changes = ChangesController<BasicRequestContext>(
-            store: components.store, notifier: components.notifier, clients: components.metrics.feedClients)
+            store: components.store, notifier: components.notifier, followers: components.metrics.followers)
         changes.maximumLag = 2
         changes.streamBatchSize = 1
         changes.addRoutes(to: router.group("changes"))

@@ -67,7 +67,7 @@ struct ImportRejectionTests {
     /// A store as catalogd left it before migration v3, holding one failed products run with `rejections`.
     static func writeVersion2Store(at path: String, rejections: String) throws {
         let queue = try DatabaseQueue(path: path)
-        try Schema.migrator.migrate(queue, upTo: "v2: successful imports by source")
+        try SQLiteSchema.migrator.migrate(queue, upTo: "v2: successful imports by source")
         try queue.write { db in
             try db.execute(
                 sql: """

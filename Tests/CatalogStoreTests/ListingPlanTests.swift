@@ -39,7 +39,7 @@ struct ListingPlanTests {
         let failures = try await temporary.rawQueue().read { db in
             var failures: [String] = []
             for (name, filter) in Self.filters {
-                let conditions = Conditions(filter.query.conditions)
+                let conditions = SQLiteConditions(filter.query.conditions)
                 let count = try Self.plan(db, SQLiteCatalogStore.productCount(filter.query, conditions))
                 if Self.problem(count) { failures.append("count of \(name): \(count)") }
                 for ordering in Self.orderings {
@@ -71,15 +71,15 @@ struct ListingPlanTests {
             for (name, filter) in Self.filters {
                 var searched = filter
                 searched.search = "desk lam"
-                let filters = Conditions(filter.query.conditions)
+                let filters = SQLiteConditions(filter.query.conditions)
                 let selected = SQLiteCatalogStore.productListing.selecting(filters, search)
                 let count = try Self.plan(db, SQLiteCatalogStore.productCount(searched.query, selected))
                 if Self.problem(count) { failures.append("count of a search and \(name): \(count)") }
                 for step in [RankedWalk.Step(rank: 0, beyond: nil, ascending: true), RankedWalk.Step(rank: 2, beyond: 7, ascending: false)] {
-                    let sql = SearchIndex.products.stepSQL(
+                    let sql = SQLiteSearchIndex.products.stepSQL(
                         step, listed: "products", columns: ProductRow.columns, keyColumn: "serial_code", filters: filters)
                     let arguments =
-                        [SearchIndex.products.matchText(search, rank: step.rank).databaseValue] + (step.beyond.map { [$0.databaseValue] } ?? [])
+                        [SQLiteSearchIndex.products.matchText(search, rank: step.rank).databaseValue] + (step.beyond.map { [$0.databaseValue] } ?? [])
                         + filters.values + [21.databaseValue]
                     let plan = try Self.plan(db, (sql, arguments))
                     if Self.problem(plan) || !plan.contains("VIRTUAL TABLE") { failures.append("a search and \(name), rank \(step.rank): \(plan)") }

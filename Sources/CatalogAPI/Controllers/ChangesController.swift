@@ -21,7 +21,7 @@ struct ChangesController<Context: RequestContext> {
 
     let store: any CatalogStore
     let notifier: ChangeNotifier
-    let clients: FeedClients
+    let followers: ChangeFeedFollowers
     /// Changes a stream may trail the history by before it is told to resume later.
     var maximumLag = Self.defaultMaximumLag
     /// Changes read from the store per wake-up of a stream: a stream whose client does not read holds at most two
@@ -89,10 +89,10 @@ struct ChangesController<Context: RequestContext> {
     private func page(_ request: Request, since: Int64, limit: Int, entity: Change.Entity?, wait: Duration?) async throws -> Response {
         var slice = try await slice(since: since, limit: limit, entity: entity)
         if let wait, slice.changes.isEmpty {
-            let slot = try clients.takeSlot()
-            clients.longPolls.increment()
+            let slot = try followers.takeSlot()
+            followers.longPolls.increment()
             defer {
-                clients.longPolls.decrement()
+                followers.longPolls.decrement()
                 withExtendedLifetime(slot) {}
             }
             let deadline = ContinuousClock.now + wait
@@ -127,13 +127,13 @@ struct ChangesController<Context: RequestContext> {
         // Answer 410 before the stream starts rather than inside it.
         _ = try await slice(since: since, limit: 1, entity: entity)
         // Held by the body, and freed with it, also when the body never runs.
-        let slot = try clients.takeSlot()
+        let slot = try followers.takeSlot()
         let store = self.store
         let notifier = self.notifier
         let maximumLag = self.maximumLag
         let batchSize = self.streamBatchSize
         let heartbeatInterval = self.heartbeatInterval
-        let streams = clients.streams
+        let streams = followers.streams
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-store"

@@ -1,5 +1,6 @@
 import CatalogModel
 import CatalogStore
+import CatalogStoreKit
 import PostgresNIO
 
 extension PostgresCatalogStore {
@@ -124,7 +125,7 @@ extension PostgresCatalogStore {
     private func writeListing(_ report: ImportReport, listing: CompletedListing, claim: PostgresImportClaim) async throws -> ImportReport {
         try await recordingTransaction(author: report.source.author) { connection, log in
             try await claim.verify(on: connection, logger: logger)
-            let mode = PostgresWriteMode.mirror(report.source)
+            let mode = WriteMode.mirror(report.source)
             let counts: WriteCounts
             switch listing.records {
             case .films(let films): counts = try await PostgresFilmWriter(mode: mode).apply(films, log: &log)

@@ -1,5 +1,6 @@
 import CatalogModel
 import CatalogStore
+import CatalogStoreKit
 
 /// A products listing written into the empty products table while it is still being read: the run's transaction
 /// begins with the listing and inserts each batch as it arrives, so that PostgreSQL writes page k while the pages

@@ -10,12 +10,12 @@ import GRDB
 /// were.
 struct DeferredIndexes {
     private let definitions: [String]
-    private let searchIndex: SearchIndex?
+    private let searchIndex: SQLiteSearchIndex?
 
     /// Drops the plain indexes `table`'s schema declares: not those behind its key or a unique constraint, nor a unique
     /// or partial index someone added, which must go on refusing rows while the table fills. With a `searchIndex`,
     /// drops the triggers that keep it too.
-    static func drop(on table: String, searchIndex: SearchIndex?, _ db: Database) throws -> DeferredIndexes {
+    static func drop(on table: String, searchIndex: SQLiteSearchIndex?, _ db: Database) throws -> DeferredIndexes {
         let indexes = try Row.fetchAll(
             db,
             sql: """

@@ -46,17 +46,17 @@ public struct SQLiteCatalogStore: CatalogStore {
         database = try DatabasePool(path: path, configuration: configuration)
         self.path = path
         self.streamedListingWait = streamedListingWait
-        try Schema.migrator.migrate(database)
+        try SQLiteSchema.migrator.migrate(database)
         versionWatch = try VersionWatch(path: path)
         directReaders = DirectReaders(path: path)
     }
 
     public func isMigrated() async throws -> Bool {
-        try await database.read { db in try Schema.migrator.hasCompletedMigrations(db) }
+        try await database.read { db in try SQLiteSchema.migrator.hasCompletedMigrations(db) }
     }
 
     public func appliedMigrations() async throws -> [String] {
-        try await database.read { db in try Schema.migrator.appliedMigrations(db) }
+        try await database.read { db in try SQLiteSchema.migrator.appliedMigrations(db) }
     }
 
     public func versions() async throws -> StoreVersions {

@@ -1,5 +1,6 @@
 import CatalogModel
 import CatalogStore
+import CatalogStoreKit
 import GRDB
 
 /// A products listing written while it is still being read: the import's write transaction begins with the
@@ -25,9 +26,9 @@ final class SQLiteStreamedListing: ImportStaging {
     init(database: DatabasePool, source: FeedSource, longestWait: Duration) {
         transaction = StreamedListingTransaction(capacity: Self.capacity) { channel in
             try await database.write { db in
-                var log = try ChangeLog(db, author: source.author)
+                var log = try SQLiteChangeLog(db, author: source.author)
                 var completion: Completion?
-                let counts = try ProductWriter.apply(
+                let counts = try SQLiteProductWriter.apply(
                     batches: {
                         switch channel.receive(within: longestWait) {
                         case .batch(let batch): return batch

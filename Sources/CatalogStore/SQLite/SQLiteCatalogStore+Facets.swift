@@ -31,7 +31,7 @@ extension SQLiteCatalogStore {
         let column = field.rawValue
         // Products without a brand hold ''; they are not a value of the facet.
         let query = filter.query
-        var selected = productListing.selecting(Conditions(query.conditions), query.search)
+        var selected = productListing.selecting(SQLiteConditions(query.conditions), query.search)
         selected.add("\(column) != ''")
         return (
             "SELECT \(column) AS value, COUNT(*) AS count FROM products \(selected.whereSQL) GROUP BY \(column) ORDER BY count DESC, value LIMIT ?",
@@ -45,8 +45,8 @@ extension SQLiteCatalogStore {
         guard let search = filter.searchQuery, !search.matchesNothing, filter.category == nil, filter.brand == nil, filter.inStock == nil
         else { return nil }
         var matches = RowNumberSet(largest: try db.integer("SELECT max(rowid) FROM products") ?? 0)
-        let match = "SELECT rowid FROM \(SearchIndex.products.table) WHERE \(SearchIndex.products.table) MATCH ?"
-        try db.forEachRow(match, [SearchIndex.matchText(search).databaseValue]) { _, statement in
+        let match = "SELECT rowid FROM \(SQLiteSearchIndex.products.table) WHERE \(SQLiteSearchIndex.products.table) MATCH ?"
+        try db.forEachRow(match, [SQLiteSearchIndex.matchText(search).databaseValue]) { _, statement in
             matches.insert(sqlite3_column_int64(statement, 0))
             return true
         }
@@ -59,7 +59,7 @@ extension SQLiteCatalogStore {
         _ field: ProductFacetField, among matches: RowNumberSet, of filter: ProductFilter, size: Int, _ db: Database
     ) throws -> [FacetValue] {
         let column = field.rawValue
-        var selected = Conditions(ProductFilter(minimumPrice: filter.minimumPrice, maximumPrice: filter.maximumPrice).query.conditions)
+        var selected = SQLiteConditions(ProductFilter(minimumPrice: filter.minimumPrice, maximumPrice: filter.maximumPrice).query.conditions)
         selected.add("\(column) != ''")
         let sql = "SELECT \(column), rowid FROM products INDEXED BY products_by_\(column) \(selected.whereSQL) ORDER BY \(column)"
         var values: [FacetValue] = []

@@ -4,7 +4,7 @@ import GRDB
 
 /// Records the history of one write transaction: one change row per row written, with a
 /// sequence number taken in order, and the resource versions bumped once at the end.
-struct ChangeLog {
+struct SQLiteChangeLog {
     let db: Database
     private var insert: StatementsBySize
     let author: String

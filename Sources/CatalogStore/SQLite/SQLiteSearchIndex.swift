@@ -3,19 +3,19 @@ import GRDB
 
 /// A resource's FTS5 table, and how a search is asked of it.
 ///
-/// The tables are kept by triggers on the rows (`Schema`), in the transaction that writes them, whichever statement
+/// The tables are kept by triggers on the rows (`SQLiteSchema`), in the transaction that writes them, whichever statement
 /// does: an upsert that leaves a row as it was fires none, so an unchanged re-import writes nothing to an index.
-struct SearchIndex {
+struct SQLiteSearchIndex {
     let table: String
     let fields: SearchFields
     /// The listed table's column that names a row in the index, and the index's column that holds it.
     let rowColumn: String
     let indexColumn: String
 
-    static let products = SearchIndex(table: "product_search", fields: .products, rowColumn: "rowid", indexColumn: "rowid")
-    static let films = SearchIndex(table: "film_search", fields: .films, rowColumn: "rowid", indexColumn: "rowid")
+    static let products = SQLiteSearchIndex(table: "product_search", fields: .products, rowColumn: "rowid", indexColumn: "rowid")
+    static let films = SQLiteSearchIndex(table: "film_search", fields: .films, rowColumn: "rowid", indexColumn: "rowid")
     /// Categories have no rowid: their index holds the name itself.
-    static let categories = SearchIndex(table: "category_search", fields: .categories, rowColumn: "name", indexColumn: "name")
+    static let categories = SQLiteSearchIndex(table: "category_search", fields: .categories, rowColumn: "name", indexColumn: "name")
 
     /// The FTS5 query of `query` in `columns`, every searched column when nil: each part quoted, so that nothing a
     /// user typed is read as an operator (the parts hold letters and digits only).
@@ -48,7 +48,7 @@ struct SearchIndex {
     /// (the last parameter), those `filters` select: the index gives its matches in the order of their row numbers,
     /// from where the step starts, and each is looked up by its row number until enough are read. Each row has
     /// the listed `columns`, then its row number and its `keyColumn`.
-    func stepSQL(_ step: RankedWalk.Step, listed: String, columns: String, keyColumn: String, filters: Conditions) -> String {
+    func stepSQL(_ step: RankedWalk.Step, listed: String, columns: String, keyColumn: String, filters: SQLiteConditions) -> String {
         let direction = step.ascending ? "ASC" : "DESC"
         let beyond = step.beyond == nil ? "" : "AND rowid \(step.ascending ? ">" : "<") ?"
         let conditions = filters.clauses.isEmpty ? "" : "WHERE " + filters.clauses.joined(separator: " AND ")

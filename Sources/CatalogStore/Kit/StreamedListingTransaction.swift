@@ -1,12 +1,13 @@
 import CatalogModel
+import CatalogStore
 
 /// The transaction that writes a products listing while it is read, seen from the run that reads it: batches go
 /// in as they come (`send`), the run's end finishes and commits it (`complete`), giving up rolls it back
 /// (`discard`). Each store's streamed listing runs its own transaction, which takes its messages from `channel`.
-public final class StreamedListingTransaction<End: Sendable>: Sendable {
+package final class StreamedListingTransaction<End: Sendable>: Sendable {
     /// The transaction stopped because the run gave up (`discard`): it rolled back, and reports nothing.
-    public struct Discarded: Error {
-        public init() {}
+    package struct Discarded: Error {
+        package init() {}
     }
 
     private let channel: BatchChannel<[Product], End>
@@ -14,7 +15,7 @@ public final class StreamedListingTransaction<End: Sendable>: Sendable {
     private let write: Task<ImportReport?, any Error>
 
     /// Starts `transaction`, which reads batches from the channel until its end, and throws `Discarded` on an abort.
-    public init(capacity: Int, _ transaction: @escaping @Sendable (BatchChannel<[Product], End>) async throws -> ImportReport) {
+    package init(capacity: Int, _ transaction: @escaping @Sendable (BatchChannel<[Product], End>) async throws -> ImportReport) {
         let channel = BatchChannel<[Product], End>(capacity: capacity)
         self.channel = channel
         write = Task {
@@ -29,12 +30,12 @@ public final class StreamedListingTransaction<End: Sendable>: Sendable {
     }
 
     /// Hands the batch to the transaction once it has room; throws what stopped it, if it stopped.
-    public func send(_ batch: [Product]) async throws {
+    package func send(_ batch: [Product]) async throws {
         try await channel.send(batch)
     }
 
     /// Finishes the transaction with `end` and waits for its commit; cancelled before the commit, it rolls back.
-    public func complete(_ end: End) async throws -> ImportReport {
+    package func complete(_ end: End) async throws -> ImportReport {
         let (channel, write) = (channel, write)
         return try await withTaskCancellationHandler {
             channel.finish(end)
@@ -46,7 +47,7 @@ public final class StreamedListingTransaction<End: Sendable>: Sendable {
     }
 
     /// Rolls back what was written, and waits until it is: nothing of the run is written afterwards.
-    public func discard() async {
+    package func discard() async {
         channel.abort()
         _ = await write.result
     }

@@ -6,8 +6,8 @@ import Synchronization
 /// bounded; the consumer waits for the next message for at most a given time, blocking its thread (SQLite's
 /// writer) or suspended (a PostgreSQL connection's task). A consumer that stops early says why, and the
 /// producer's next `send` throws that error. An abort overtakes the batches still waiting, which are dropped.
-public final class BatchChannel<Batch: Sendable, End: Sendable>: Sendable {
-    public enum Message: Sendable {
+package final class BatchChannel<Batch: Sendable, End: Sendable>: Sendable {
+    package enum Message: Sendable {
         case batch(Batch)
         /// Everything was sent; the consumer finishes with this.
         case end(End)
@@ -35,14 +35,14 @@ public final class BatchChannel<Batch: Sendable, End: Sendable>: Sendable {
 
     private let state = Mutex(State())
     private let arrived = DispatchSemaphore(value: 0)
-    public let capacity: Int
+    package let capacity: Int
 
-    public init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = capacity
     }
 
     /// Queues `batch` once there is room; throws what stopped the consumer, if it stopped.
-    public func send(_ batch: Batch) async throws {
+    package func send(_ batch: Batch) async throws {
         while true {
             if let failure = state.withLock({ $0.consumerFailure }) { throw failure }
             if state.withLock({ $0.queue.count < capacity }) { break }
@@ -59,12 +59,12 @@ public final class BatchChannel<Batch: Sendable, End: Sendable>: Sendable {
     }
 
     /// Tells the consumer everything was sent.
-    public func finish(_ end: End) {
+    package func finish(_ end: End) {
         put(.end(end))
     }
 
     /// Tells the consumer to stop without finishing, ahead of the batches still waiting.
-    public func abort() {
+    package func abort() {
         state.withLock { state in
             state.queue = [.abort]
             return state.waitingConsumer.take()
@@ -82,7 +82,7 @@ public final class BatchChannel<Batch: Sendable, End: Sendable>: Sendable {
 
     /// The next message, suspending the calling task until there is one or `wait` has passed. A channel has one
     /// kind of consumer: this one, or the blocking `receive(within:)`.
-    public func next(within wait: Duration) async -> Message {
+    package func next(within wait: Duration) async -> Message {
         let deadline = ContinuousClock.now + wait
         while true {
             if let message = takeFirst() { return message }
@@ -124,7 +124,7 @@ public final class BatchChannel<Batch: Sendable, End: Sendable>: Sendable {
 
     /// The next batch when one is queued already, first in line: a consumer whose work per batch has a fixed cost
     /// (a statement) takes what has piled up while it was busy in one go.
-    public func waitingBatch() -> Batch? {
+    package func waitingBatch() -> Batch? {
         guard case .batch(let batch)? = takeFirst(where: { if case .batch = $0 { true } else { false } }) else { return nil }
         return batch
     }
@@ -142,7 +142,7 @@ public final class BatchChannel<Batch: Sendable, End: Sendable>: Sendable {
     }
 
     /// The next message, blocking the calling thread until there is one or `wait` has passed.
-    public func receive(within wait: Duration) -> Message {
+    package func receive(within wait: Duration) -> Message {
         let nanoseconds = wait.components.seconds * 1_000_000_000 + wait.components.attoseconds / 1_000_000_000
         guard arrived.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .success else { return .timedOut }
         // An abort empties the queue after its signals were counted: a signal may find nothing but the abort.
@@ -150,7 +150,7 @@ public final class BatchChannel<Batch: Sendable, End: Sendable>: Sendable {
     }
 
     /// Records that the consumer stopped because of `error`: a waiting or later `send` throws it.
-    public func consumerFailed(_ error: any Error) {
+    package func consumerFailed(_ error: any Error) {
         let waiting = state.withLock { state in
             state.consumerFailure = error
             return state.takeWaitingForRoom()

@@ -1,9 +1,10 @@
 import CatalogModel
 import CatalogStore
+import CatalogStoreKit
 import GRDB
 
 extension SQLiteCatalogStore {
-    static let importListing = ListingSpec(
+    static let importListing = SQLiteListing(
         table: "imports",
         columns: "id, source, status, started_at, finished_at, fetched, inserted, updated, unchanged, deleted, rejected, error, started_by",
         keyColumn: "id", ordering: .imports)
@@ -85,15 +86,15 @@ extension SQLiteCatalogStore {
             return try await staging.complete(report, pages: listing.pages)
         }
         return try await database.write { db in
-            var log = try ChangeLog(db, author: report.source.author)
+            var log = try SQLiteChangeLog(db, author: report.source.author)
             let counts: WriteCounts
             let mode = WriteMode.mirror(report.source)
             switch listing.records {
-            case .films(let films): counts = try FilmWriter(db: db, mode: mode).apply(films, log: &log)
-            case .products(let products): counts = try ProductWriter.apply(products, mode: mode, db: db, log: &log)
+            case .films(let films): counts = try SQLiteFilmWriter(db: db, mode: mode).apply(films, log: &log)
+            case .products(let products): counts = try SQLiteProductWriter.apply(products, mode: mode, db: db, log: &log)
             case .stagedProducts(let staging):
                 guard let staging = staging as? SQLiteImportStaging else { throw ForeignImportPart("staged listing", store: description) }
-                counts = try ProductWriter.apply(staging, mode: mode, db: db, log: &log)
+                counts = try SQLiteProductWriter.apply(staging, mode: mode, db: db, log: &log)
             case .unchanged(let records): counts = WriteCounts(unchanged: records)
             }
             return try Self.finishImport(report, counts: counts, pages: listing.pagesToRecord, log: log, db)
@@ -102,7 +103,7 @@ extension SQLiteCatalogStore {
 
     /// The end of an import's transaction once its listing is written: the versions, the pages for the next
     /// run's conditional requests (nil keeps the stored ones) and the succeeded report.
-    static func finishImport(_ report: ImportReport, counts: WriteCounts, pages: [FeedPageState]?, log: ChangeLog, _ db: Database) throws
+    static func finishImport(_ report: ImportReport, counts: WriteCounts, pages: [FeedPageState]?, log: SQLiteChangeLog, _ db: Database) throws
         -> ImportReport
     {
         var report = report
@@ -142,9 +143,9 @@ extension SQLiteCatalogStore {
     public func importReports(page request: PageRequest) async throws -> Page<[ImportReport]> {
         try await database.read { db in
             var (rows, next, previous) = try Self.importListing.page(
-                db, request: request, filters: Conditions(), search: nil, decode: Self.decodeReport)
+                db, request: request, filters: SQLiteConditions(), search: nil, decode: Self.decodeReport)
             try ImportRejections.attach(to: &rows, db)
-            let count = try Self.importListing.count(db, Conditions())
+            let count = try Self.importListing.count(db, SQLiteConditions())
             return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db))
         }
     }

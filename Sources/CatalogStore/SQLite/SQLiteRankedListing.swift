@@ -2,12 +2,12 @@ import CatalogStore
 import GRDB
 import GRDBSQLite
 
-extension ListingSpec {
+extension SQLiteListing {
     /// Reads one page of the rows `filters` and `search` select: along the search index's ranks when the page is
     /// ordered by relevance (`RankedWalk`), by the keyset of its ordering otherwise. Returns the cursors of the
     /// pages on either side, when there are rows there.
     func page<Source: SQLiteReading, Rows: PageRows>(
-        _ source: Source, request: PageRequest, filters: Conditions, search: SearchQuery?, into rows: inout Rows,
+        _ source: Source, request: PageRequest, filters: SQLiteConditions, search: SearchQuery?, into rows: inout Rows,
         append: (inout Rows, Source.Row, SQLiteStatement) throws -> Void
     ) throws -> (next: String?, previous: String?) {
         guard let search, let searchIndex, try ordering.resolveOrdering(request).field == ListOrdering.relevance else {
@@ -46,7 +46,7 @@ extension ListingSpec {
 
     /// Reads one page as an array of the rows `decode` makes.
     func page<Row: Sendable>(
-        _ db: Database, request: PageRequest, filters: Conditions, search: SearchQuery?, decode: (GRDB.Row) throws -> Row
+        _ db: Database, request: PageRequest, filters: SQLiteConditions, search: SearchQuery?, decode: (GRDB.Row) throws -> Row
     ) throws -> (rows: [Row], next: String?, previous: String?) {
         var rows: [Row] = []
         rows.reserveCapacity(request.pageSize)
@@ -57,7 +57,7 @@ extension ListingSpec {
     }
 
     /// The conditions that select the rows `filters` and `search` do.
-    func selecting(_ filters: Conditions, _ search: SearchQuery?) -> Conditions {
+    func selecting(_ filters: SQLiteConditions, _ search: SearchQuery?) -> SQLiteConditions {
         guard let searchIndex else { return filters }
         var selected = filters
         selected.addSearch(search, searchIndex)

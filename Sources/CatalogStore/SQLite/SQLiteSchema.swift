@@ -5,7 +5,7 @@ import GRDB
 ///
 /// Derived counts are kept by triggers so that they stay true whichever statement writes the rows:
 /// the store's own upserts, a cascade, or SQL typed by hand.
-enum Schema {
+enum SQLiteSchema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: films, products, categories, history, imports") { db in
@@ -110,14 +110,14 @@ enum Schema {
         CREATE INDEX products_by_updated_at ON products(updated_at, serial_code);
         """
 
-    /// The FTS5 tables searches read (`SearchIndex`), over the rows' own text (external content: the words are
+    /// The FTS5 tables searches read (`SQLiteSearchIndex`), over the rows' own text (external content: the words are
     /// indexed, the text is not stored twice), kept by triggers in the transaction that writes the rows. A row
     /// rewritten with the same text changes nothing in its index. Ranks come from which columns match, not from
     /// BM25, so the column sizes BM25 reads are not kept (`columnsize = 0`: a first import of a million products
     /// builds its index about 10 % faster).
     static let searchIndexes: String = {
         let tokenizer = "tokenize = 'unicode61 remove_diacritics 2'"
-        func keptIndex(_ index: SearchIndex, of table: String) -> String {
+        func keptIndex(_ index: SQLiteSearchIndex, of table: String) -> String {
             let columns = index.fields.columns
             let list = columns.joined(separator: ", ")
             func values(_ row: String) -> String { columns.map { "\(row).\($0)" }.joined(separator: ", ") }

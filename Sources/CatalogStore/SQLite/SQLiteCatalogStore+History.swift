@@ -14,7 +14,7 @@ extension SQLiteCatalogStore {
             if since < horizon {
                 throw HistoryGone(since: since, horizon: horizon, lastSeq: lastSeq)
             }
-            var conditions = Conditions()
+            var conditions = SQLiteConditions()
             conditions.add("seq > ?", since)
             if let entity { conditions.add("entity = ?", entity.rawValue) }
             let rows = try Row.fetchAll(

@@ -3,21 +3,21 @@
 /// `(key, key) > (?, ?)` says the same as `key > ?`, but SQLite seeks the index on its first term and then
 /// compares the whole row value on every row it reads, which made a page read from a cursor cost more than
 /// the first page.
-public struct KeysetComparison: Sendable {
-    public let sortExpression: String
-    public let keyColumn: String
+package struct KeysetComparison: Sendable {
+    package let sortExpression: String
+    package let keyColumn: String
 
-    public init(sortExpression: String, keyColumn: String) {
+    package init(sortExpression: String, keyColumn: String) {
         self.sortExpression = sortExpression
         self.keyColumn = keyColumn
     }
 
     /// Whether the comparison is on the key alone, so that the cursor's sort value is not a parameter of it.
-    public var comparesKeyOnly: Bool { sortExpression == keyColumn }
+    package var comparesKeyOnly: Bool { sortExpression == keyColumn }
 
     /// `position <comparison> cursor's position`, the cursor's values written as the placeholders given; the sort
     /// value's is not used when `comparesKeyOnly`.
-    public func condition(_ comparison: String, sortValue: String, key: String) -> String {
+    package func condition(_ comparison: String, sortValue: String, key: String) -> String {
         comparesKeyOnly ? "\(keyColumn) \(comparison) \(key)" : "(\(sortExpression), \(keyColumn)) \(comparison) (\(sortValue), \(key))"
     }
 }

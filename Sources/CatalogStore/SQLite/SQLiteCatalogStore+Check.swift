@@ -94,7 +94,7 @@ extension SQLiteCatalogStore {
     /// `INSERT` of a command, so it runs on the writer: a million products take it about 3 s.
     private func searchIndexProblems() async throws -> [String] {
         try await database.write { db in
-            try [SearchIndex.products, .films, .categories].compactMap { index in
+            try [SQLiteSearchIndex.products, .films, .categories].compactMap { index in
                 do {
                     try db.execute(sql: "INSERT INTO \(index.table) (\(index.table), rank) VALUES ('integrity-check', 1)")
                     return nil

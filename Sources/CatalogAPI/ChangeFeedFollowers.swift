@@ -2,7 +2,7 @@ import Prometheus
 
 /// Change-feed clients: those connected now, as Prometheus gauges by feed (Server-Sent Events streams and waiting
 /// long polls), the slots they take, and the count of those refused for want of one.
-struct FeedClients: Sendable {
+struct ChangeFeedFollowers: Sendable {
     static var descriptor: MetricNameDescriptor {
         MetricNameDescriptor(
             namespace: "catalogd", subsystem: "changes", metricName: "clients", unitName: "",

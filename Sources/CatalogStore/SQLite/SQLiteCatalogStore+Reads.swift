@@ -1,0 +1,125 @@
+import CatalogModel
+import CatalogStore
+import Foundation
+import GRDB
+import GRDBSQLite
+
+extension SQLiteCatalogStore {
+    static let filmListing = SQLiteListing(
+        table: "films", columns: FilmRow.columns, keyColumn: "episode_id",
+        ordering: .films, searchIndex: .films)
+
+    static let productListing = SQLiteListing(
+        table: "products", columns: ProductRow.columns, keyColumn: "serial_code",
+        ordering: .products, expressions: ["price": "price_micros"], searchIndex: .products, indexes: .products,
+        keyIndex: "sqlite_autoindex_products_1")
+
+    static let categoryListing = SQLiteListing(
+        table: "categories", columns: CategoryRow.columns, keyColumn: "name",
+        ordering: .categories, searchIndex: .categories)
+
+    public func films(_ filter: FilmFilter, page request: PageRequest) async throws -> Page<[FilmRow]> {
+        try await database.read { db in
+            let query = filter.query
+            let conditions = SQLiteConditions(query.conditions)
+            var (rows, next, previous) = try Self.filmListing.page(
+                db, request: request.ranked(by: query.search, in: .films), filters: conditions, search: query.search,
+                decode: FilmRow.init(row:))
+            try FilmRow.attachLinks(to: &rows, db)
+            let count = try Self.filmListing.count(db, Self.filmListing.selecting(conditions, query.search))
+            return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db))
+        }
+    }
+
+    public func film(episodeID: Int) async throws -> (FilmRow?, StoreVersions) {
+        try await database.read { db in
+            var rows = try Row.fetchAll(
+                try db.cachedStatement(sql: "SELECT \(FilmRow.columns) FROM films WHERE episode_id = ?"), arguments: [episodeID]
+            )
+            .map(FilmRow.init(row:))
+            try FilmRow.attachLinks(to: &rows, db)
+            return (rows.first, try StoreVersions.fetch(db))
+        }
+    }
+
+    public func products<Rows: ProductPageRows>(
+        _ filter: ProductFilter, page request: PageRequest, into rows: Rows
+    ) async throws -> Page<Rows> {
+        let request = request.ranked(by: filter.searchQuery, in: .products)
+        if try Self.indexAnswers(filter, request) {
+            return try directReaders.read { try Self.products(filter, page: request, into: rows, $0) }
+        }
+        return try await database.read { try Self.products(filter, page: request, into: rows, $0) }
+    }
+
+    /// Whether an index gives the page's rows in the order asked, so that reading it takes microseconds: then it
+    /// is read on the calling thread; any other (a search, or an order no index has, which sort the table) on
+    /// GRDB's readers, so that it never holds up a thread the server answers on.
+    private static func indexAnswers(_ filter: ProductFilter, _ request: PageRequest) throws -> Bool {
+        let field = try productListing.ordering.resolveOrdering(request).field
+        var otherFilters = filter
+        otherFilters.category = nil
+        // products_by_category holds each category's products by serial_code.
+        return filter.isEmpty ? indexOrderedFields.contains(field) : otherFilters.isEmpty && field == "serial_code"
+    }
+
+    /// The orderings of products an index gives (`DirectReadTests` asks SQLite's plans).
+    static let indexOrderedFields = Set(ListIndexes.products.orderings.keys)
+
+    private static func products<Rows: ProductPageRows>(
+        _ filter: ProductFilter, page request: PageRequest, into rows: Rows, _ source: some SQLiteReading
+    ) throws -> Page<Rows> {
+        var rows = rows
+        let query = filter.query
+        let filters = SQLiteConditions(query.conditions)
+        let search = query.search
+        let conditions = productListing.selecting(filters, search)
+        let (next, previous) = try productListing.page(
+            source, request: request, filters: filters, search: search, into: &rows
+        ) { rows, _, statement in
+            rows.append(ProductColumn.stored(statement))
+        }
+        let counting = productCount(query, conditions)
+        let count = Int(try source.integer(counting.sql, counting.arguments) ?? 0)
+        return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(source))
+    }
+
+    /// The statement that counts the products `query` selects (`conditions`), as its `count` says
+    /// (`ListingPlanTests` asks SQLite's plans).
+    static func productCount(_ query: ListQuery, _ conditions: SQLiteConditions) -> (sql: String, arguments: [DatabaseValue]) {
+        switch (query.count, query.search) {
+        case (.derived(let expression, nil), _): ("SELECT COALESCE(SUM(\(expression)), 0) FROM categories", [])
+        case (.derived(let expression, let category?), _): ("SELECT \(expression) FROM categories WHERE name = ?", [category.databaseValue])
+        case (.searchIndex, let search?): SQLiteSearchIndex.products.countStatement(search)
+        case (.searchIndex, nil), (.rows, _): ("SELECT COUNT(*) FROM products \(conditions.whereSQL)", conditions.values)
+        }
+    }
+
+    public func product(serialCode: String) async throws -> (ProductRow?, StoreVersions) {
+        try directReaders.read { reader in
+            var row: ProductRow?
+            try reader.forEachRow("SELECT \(ProductRow.columns) FROM products WHERE serial_code = ?", [serialCode.databaseValue]) { _, statement in
+                row = ProductRow(ProductColumn.stored(statement))
+                return false
+            }
+            return (row, try StoreVersions.fetch(reader))
+        }
+    }
+
+    public func categories(_ filter: CategoryFilter, page request: PageRequest) async throws -> Page<[CategoryRow]> {
+        try await database.read { db in
+            let (rows, next, previous) = try Self.categoryListing.page(
+                db, request: request.ranked(by: filter.searchQuery, in: .categories), filters: SQLiteConditions(), search: filter.searchQuery,
+                decode: CategoryRow.init(row:))
+            let count = try Self.categoryListing.count(db, Self.categoryListing.selecting(SQLiteConditions(), filter.searchQuery))
+            return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db))
+        }
+    }
+
+    public func category(name: String) async throws -> (CategoryRow?, StoreVersions) {
+        try await database.read { db in
+            let row = try Row.fetchOne(try db.cachedStatement(sql: "SELECT \(CategoryRow.columns) FROM categories WHERE name = ?"), arguments: [name])
+            return (row.map(CategoryRow.init(row:)), try StoreVersions.fetch(db))
+        }
+    }
+}

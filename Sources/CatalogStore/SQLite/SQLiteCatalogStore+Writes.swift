@@ -1,0 +1,48 @@
+import CatalogModel
+import CatalogStore
+import CatalogStoreKit
+import GRDB
+import GRDBSQLite
+
+extension SQLiteCatalogStore {
+    /// Upserts products through the API in one transaction.
+    public func upsertProducts(_ products: [Product], author: String) async throws -> WriteCounts {
+        try await database.write { db in
+            var log = try SQLiteChangeLog(db, author: author)
+            let counts = try SQLiteProductWriter.apply(products, mode: .merge, db: db, log: &log)
+            try log.finish()
+            return counts
+        }
+    }
+
+    /// Upserts films through the API in one transaction.
+    public func upsertFilms(_ films: [Film], author: String) async throws -> WriteCounts {
+        try await database.write { db in
+            var log = try SQLiteChangeLog(db, author: author)
+            let counts = try SQLiteFilmWriter(db: db, mode: .merge).apply(films, log: &log)
+            try log.finish()
+            return counts
+        }
+    }
+
+    /// Deletes one product; false when there was none.
+    public func deleteProduct(serialCode: String, author: String) async throws -> Bool {
+        try await deleteRow(.product, table: "products", keyColumn: "serial_code", key: serialCode, author: author)
+    }
+
+    /// Deletes one film and its links; false when there was none.
+    public func deleteFilm(episodeID: Int, author: String) async throws -> Bool {
+        try await deleteRow(.film, table: "films", keyColumn: "episode_id", key: String(episodeID), author: author)
+    }
+
+    private func deleteRow(_ entity: Change.Entity, table: String, keyColumn: String, key: String, author: String) async throws -> Bool {
+        try await database.write { db in
+            var log = try SQLiteChangeLog(db, author: author)
+            try db.execute(sql: "DELETE FROM \(table) WHERE \(keyColumn) = ?", arguments: [key])
+            guard db.changesCount > 0 else { return false }
+            try log.record(entity, key: key, .delete)
+            try log.finish()
+            return true
+        }
+    }
+}
