@@ -168,7 +168,7 @@ let package = Package(
         .testTarget(
             name: "CatalogStoreTests",
             dependencies: [
-                "CatalogStore", "SQLiteStore", "PostgresStore", "CatalogModel", "CatalogFixtures", "CatalogTestSupport",
+                "CatalogStore", "CatalogStoreKit", "SQLiteStore", "PostgresStore", "CatalogModel", "CatalogFixtures", "CatalogTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings

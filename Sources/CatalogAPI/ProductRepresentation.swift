@@ -16,40 +16,61 @@ struct ProductRepresentation: Sendable {
     /// Where product addresses start on the service at `base`.
     static func addressPrefix(base: String) -> String { base + "/products/" }
 
+    /// The text between a product's values, in the order `write` writes it.
+    private enum Punctuation {
+        static let serialCode: StaticString = "{\"serial_code\":"
+        static let name: StaticString = ",\"name\":"
+        static let description: StaticString = ",\"description\":"
+        static let category: StaticString = ",\"category\":"
+        static let brand: StaticString = ",\"brand\":"
+        static let price: StaticString = ",\"price\":"
+        static let stock: StaticString = ",\"stock\":"
+        static let updatedAt: StaticString = ",\"updated_at\":"
+        static let url: StaticString = ",\"url\":\""
+        static let sourceURL: StaticString = "/\",\"source_url\":"
+        static let source: StaticString = ",\"source\":"
+        static let end: StaticString = "}"
+        static let all: [StaticString] = [serialCode, name, description, category, brand, price, stock, updatedAt, url, sourceURL, source, end]
+        static let count = all.reduce(0) { $0 + $1.utf8CodeUnitCount }
+    }
+
+    /// The most bytes `write` writes for `product`: its eight strings escaped (or `null` for an empty optional one),
+    /// its key percent-encoded in the address (three bytes each at most), the price as it is stored, the stock, and
+    /// the punctuation.
+    func maximumCount(_ product: StoredProduct) -> Int {
+        let strings = [product.serialCode, product.name, product.description, product.category, product.source].map(\.count)
+        let optionalStrings = [product.brand, product.updatedAt, product.sourceURL].map(\.count)
+        return strings.reduce(0) { $0 + UnsafeJSONCursor.maximumStringCount($1) }
+            + optionalStrings.reduce(0) { $0 + max("null".utf8.count, UnsafeJSONCursor.maximumStringCount($1)) } + addressPrefixJSON.count
+            + 3 * product.serialCode.count + product.price.count + UnsafeJSONCursor.maximumIntCount + Punctuation.count
+    }
+
     func write(_ product: StoredProduct, into writer: inout JSONWriter) {
-        let textCount =
-            product.serialCode.count + product.name.count + product.description.count + product.category.count + product.brand.count
-            + product.updatedAt.count + product.sourceURL.count + product.source.count
-        // Eight strings, escaped; the address's key percent-encoded (three bytes each at most), the price as it is,
-        // the stock; 200 covers the member names and punctuation.
-        let maximumCount =
-            UnsafeJSONCursor.maximumStringCount(textCount) + 7 * 2 + addressPrefixJSON.count + 3 * product.serialCode.count
-            + product.price.count + UnsafeJSONCursor.maximumIntCount + 200
-        writer.value(reserving: maximumCount) { json in
-            json.raw("{\"serial_code\":")
+        writer.value(reserving: maximumCount(product)) { json in
+            json.raw(Punctuation.serialCode)
             json.string(product.serialCode)
-            json.raw(",\"name\":")
+            json.raw(Punctuation.name)
             json.string(product.name)
-            json.raw(",\"description\":")
+            json.raw(Punctuation.description)
             json.string(product.description)
-            json.raw(",\"category\":")
+            json.raw(Punctuation.category)
             json.string(product.category)
-            json.raw(",\"brand\":")
+            json.raw(Punctuation.brand)
             json.nonEmptyString(product.brand)
-            json.raw(",\"price\":")
+            json.raw(Punctuation.price)
             json.raw(product.price)
-            json.raw(",\"stock\":")
+            json.raw(Punctuation.stock)
             json.int(product.stock)
-            json.raw(",\"updated_at\":")
+            json.raw(Punctuation.updatedAt)
             json.nonEmptyString(product.updatedAt)
-            json.raw(",\"url\":\"")
+            json.raw(Punctuation.url)
             addressPrefixJSON.withUnsafeBufferPointer { json.raw($0) }
             PathComponent.withEncoded(product.serialCode) { json.raw($0) }
-            json.raw("/\",\"source_url\":")
+            json.raw(Punctuation.sourceURL)
             json.nonEmptyString(product.sourceURL)
-            json.raw(",\"source\":")
+            json.raw(Punctuation.source)
             json.string(product.source)
-            json.raw("}")
+            json.raw(Punctuation.end)
         }
     }
 }

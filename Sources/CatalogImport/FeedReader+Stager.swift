@@ -13,13 +13,29 @@ extension FeedReader {
         let inMemoryLimit: Int
         /// Whether to ask the store for a streamed listing at the first product.
         private var streams: Bool
-        /// Whether `staging` is a streamed listing, which is handed each page's products at the end of the page, so
-        /// that the store's writer never waits longer than a page takes.
-        private var isStreamed = false
         var nextIndex = 0
         var inMemory = KeyedCollector<Product>()
-        private(set) var staging: (any ImportStaging)?
+        private var destination = Destination.memory
         var batch: [(index: Int, product: Product)] = []
+
+        /// Where the products go.
+        private enum Destination {
+            /// Kept here, up to `inMemoryLimit`.
+            case memory
+            /// Staged through the store in large batches, for a listing too big for memory.
+            case staging(any ImportStaging)
+            /// Written by the store while the next pages are read: handed over in smaller batches, and at the end of
+            /// every page, so that the store's writer never waits longer than a page takes.
+            case streamed(any ImportStaging)
+        }
+
+        /// The staging the products went to, when they left memory.
+        var staging: (any ImportStaging)? {
+            switch destination {
+            case .memory: nil
+            case .staging(let staging), .streamed(let staging): staging
+            }
+        }
 
         init(store: any CatalogStore, policy: UpstreamPolicy, inMemoryLimit: Int, streams: Bool) {
             self.store = store
@@ -69,7 +85,7 @@ extension FeedReader {
                 records += last.count
                 try await add(last, report: &report)
             }
-            if isStreamed { try await flush(report: &report) }
+            if case .streamed = destination { try await flush(report: &report) }
             return (records, total)
         }
 
@@ -88,21 +104,24 @@ extension FeedReader {
         private mutating func add(_ product: Product, index: Int, report: inout ImportReport) async throws {
             if streams {
                 streams = false
-                staging = try await store.makeStreamedListing(of: .products)
-                isStreamed = staging != nil
+                if let streamed = try await store.makeStreamedListing(of: .products) { destination = .streamed(streamed) }
             }
-            guard staging != nil else {
+            let batchSize: Int
+            switch destination {
+            case .memory:
                 if let replaced = inMemory.add(product, index: index) { report.reject(replaced) }
                 if inMemory.records.count > inMemoryLimit {
-                    staging = try await store.makeStaging()
+                    destination = .staging(try await store.makeStaging())
                     batch = inMemory.indexedRecords.map { ($0.index, $0.record) }
                     inMemory = KeyedCollector()
                     try await flush(report: &report)
                 }
                 return
+            case .staging: batchSize = FeedReader.stagingBatchSize
+            case .streamed: batchSize = FeedReader.streamedBatchSize
             }
             batch.append((index, product))
-            if batch.count >= (isStreamed ? FeedReader.streamedBatchSize : FeedReader.stagingBatchSize) { try await flush(report: &report) }
+            if batch.count >= batchSize { try await flush(report: &report) }
         }
 
         mutating func flush(report: inout ImportReport) async throws {

@@ -5,6 +5,8 @@ public struct CompletedListing: Sendable {
     public enum Records: Sendable {
         case films([Film])
         case products([Product])
+        /// Products staged through the store, or written while they were read (a streamed listing): the staging
+        /// completes the run itself (`ImportStaging.complete`).
         case stagedProducts(any ImportStaging)
         /// Every page answered 304 (or came back byte for byte): this many records, none changed, nothing to write.
         case unchanged(Int)

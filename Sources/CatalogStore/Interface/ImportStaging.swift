@@ -9,6 +9,11 @@ public protocol ImportStaging: Sendable {
     /// Stages validated products with their positions in the listing; returns a rejection for each earlier
     /// record that one of these replaces.
     func stage(_ batch: [(index: Int, product: Product)]) async throws -> [Rejection]
+    /// Applies what was staged as the complete listing of `report`'s source, records `pages` for the next run's
+    /// conditional requests and finishes the report, in one transaction, as `CatalogStore.completeImport` does with
+    /// a listing held in memory: nothing is applied unless `claim` is still held. Each engine's staging applies
+    /// itself, so that no engine has to ask which kind of staging it was given.
+    func complete(_ report: ImportReport, pages: [FeedPageState], under claim: any ImportClaim) async throws -> ImportReport
     /// Drops everything staged; called once the run has been applied or has failed, even from a cancelled task.
     func discard() async
 }

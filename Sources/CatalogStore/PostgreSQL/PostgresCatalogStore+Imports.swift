@@ -88,18 +88,41 @@ extension PostgresCatalogStore {
     }
 
     public func makeStaging() async throws -> any ImportStaging {
-        PostgresImportStaging(client: client, logger: logger)
+        PostgresImportStaging(store: self)
     }
 
     /// Applies the run only while its claim is still held, checked inside the transaction: a claim whose connection
     /// ended may already be another replica's.
     public func completeImport(_ report: ImportReport, listing: CompletedListing, under claim: any ImportClaim) async throws -> ImportReport {
+        let (pages, logger) = (listing.pagesToRecord, logger)
+        switch listing.records {
+        case .films(let films):
+            return try await writeImport(report, pages: pages, under: claim) { log, mode in
+                try await PostgresFilmWriter(mode: mode).apply(films, log: &log)
+            }
+        case .products(let products):
+            return try await writeImport(report, pages: pages, under: claim) { log, mode in
+                try await PostgresStagedProducts.withStaged(products, on: log.connection, logger: logger) { staged in
+                    try await PostgresProductWriter(mode: mode).apply(staged, log: &log)
+                }
+            }
+        case .stagedProducts(let staging): return try await staging.complete(report, pages: listing.pages, under: claim)
+        case .unchanged(let records): return try await writeImport(report, pages: pages, under: claim) { _, _ in WriteCounts(unchanged: records) }
+        }
+    }
+
+    /// Writes one run's listing with `write` and finishes the run, in one recording transaction, while `claim` is
+    /// held; then refreshes the statistics when the run rewrote much (`refreshStatistics`).
+    func writeImport(
+        _ report: ImportReport, pages: [FeedPageState]?, under claim: any ImportClaim,
+        _ write: @escaping @Sendable (inout PostgresChangeLog, WriteMode) async throws -> WriteCounts
+    ) async throws -> ImportReport {
         guard let claim = claim as? PostgresImportClaim else { throw ForeignImportPart("import claim", store: description) }
-        let completed: ImportReport
-        if case .stagedProducts(let streamed as PostgresStreamedListing) = listing.records {
-            completed = try await streamed.complete(report, pages: listing.pages, claim: claim)
-        } else {
-            completed = try await writeListing(report, listing: listing, claim: claim)
+        let logger = logger
+        let completed = try await recordingTransaction(author: report.source.author) { connection, log in
+            try await claim.verify(on: connection, logger: logger)
+            let counts = try await write(&log, .mirror(report.source))
+            return try await Self.finishImport(report, counts: counts, pages: pages, log: log)
         }
         await refreshStatistics(after: completed)
         return completed
@@ -110,7 +133,7 @@ extension PostgresCatalogStore {
     /// word were common, and walks the table for a word no row holds; without the visibility map, a count read
     /// from an index visits every row it counts; and the search index's pending entries are merged. The run has
     /// committed; a failure here is logged, and autovacuum does the same later.
-    private func refreshStatistics(after report: ImportReport) async {
+    func refreshStatistics(after report: ImportReport) async {
         let rewritten = report.inserted + report.updated + report.deleted
         guard report.source == .products, rewritten >= 1000, rewritten * 10 >= report.fetched else { return }
         do {
@@ -119,26 +142,6 @@ extension PostgresCatalogStore {
             }
         } catch {
             logger.warning("statistics not refreshed after the import", metadata: ["import.id": "\(report.id)", "error": "\(error)"])
-        }
-    }
-
-    private func writeListing(_ report: ImportReport, listing: CompletedListing, claim: PostgresImportClaim) async throws -> ImportReport {
-        try await recordingTransaction(author: report.source.author) { connection, log in
-            try await claim.verify(on: connection, logger: logger)
-            let mode = WriteMode.mirror(report.source)
-            let counts: WriteCounts
-            switch listing.records {
-            case .films(let films): counts = try await PostgresFilmWriter(mode: mode).apply(films, log: &log)
-            case .products(let products):
-                counts = try await PostgresStagedProducts.withStaged(products, on: connection, logger: logger) { staged in
-                    try await PostgresProductWriter(mode: mode).apply(staged, log: &log)
-                }
-            case .stagedProducts(let staging):
-                guard let staging = staging as? PostgresImportStaging else { throw ForeignImportPart("staged listing", store: description) }
-                counts = try await PostgresProductWriter(mode: mode).apply(staging.staged, log: &log)
-            case .unchanged(let records): counts = WriteCounts(unchanged: records)
-            }
-            return try await Self.finishImport(report, counts: counts, pages: listing.pagesToRecord, log: log)
         }
     }
 

@@ -8,16 +8,25 @@ import Synchronization
 /// a listing of any size keeps only 8 bytes a key in memory here.
 struct PostgresImportStaging: ImportStaging {
     let staged = PostgresStagedProducts()
-    let client: PostgresClient
-    let logger: Logger
+    /// The store the staged listing is applied to.
+    let store: PostgresCatalogStore
+    var client: PostgresClient { store.client }
+    var logger: Logger { store.logger }
     /// The keys staged so far, by hash (8 bytes each, whatever their length): only a key that may have been seen
     /// before is looked for among the staged rows. Asking the server for every key of every batch took 11.9 s of a
     /// million-product import; a key whose hash merely collides costs one lookup that finds nothing.
     private let stagedKeys = KeyHashes()
 
-    init(client: PostgresClient, logger: Logger) {
-        self.client = client
-        self.logger = logger
+    init(store: PostgresCatalogStore) {
+        self.store = store
+    }
+
+    /// Applies the staged listing in one recording transaction, while the claim is held.
+    func complete(_ report: ImportReport, pages: [FeedPageState], under claim: any ImportClaim) async throws -> ImportReport {
+        let staged = staged
+        return try await store.writeImport(report, pages: pages, under: claim) { log, mode in
+            try await PostgresProductWriter(mode: mode).apply(staged, log: &log)
+        }
     }
 
     /// Stages a batch; a record whose key an earlier one had replaces it, and the earlier one is rejected.

@@ -24,8 +24,10 @@ final class PostgresStreamedListing: ImportStaging {
     }
 
     private let transaction: StreamedListingTransaction<Completion>
+    private let store: PostgresCatalogStore
 
     init(store: PostgresCatalogStore, source: FeedSource) {
+        self.store = store
         let longestWait = store.streamedListingWait
         transaction = StreamedListingTransaction(capacity: Self.capacity) { channel in
             try await store.recordingTransaction(author: source.author) { connection, log in
@@ -60,8 +62,11 @@ final class PostgresStreamedListing: ImportStaging {
     }
 
     /// Finishes the run's transaction with its report and pages, and commits it while `claim` is held.
-    func complete(_ report: ImportReport, pages: [FeedPageState], claim: PostgresImportClaim) async throws -> ImportReport {
-        try await transaction.complete(Completion(report: report, pages: pages, claim: claim))
+    func complete(_ report: ImportReport, pages: [FeedPageState], under claim: any ImportClaim) async throws -> ImportReport {
+        guard let claim = claim as? PostgresImportClaim else { throw ForeignImportPart("import claim", store: store.description) }
+        let completed = try await transaction.complete(Completion(report: report, pages: pages, claim: claim))
+        await store.refreshStatistics(after: completed)
+        return completed
     }
 
     func discard() async {

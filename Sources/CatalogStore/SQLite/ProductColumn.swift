@@ -77,13 +77,9 @@ extension ProductColumn {
     /// The product the statement is on, which selected `allCases`: its text is SQLite's own, valid until the
     /// statement moves.
     static func stored(_ statement: SQLiteStatement) -> StoredProduct {
-        func text(_ column: ProductColumn) -> UnsafeBufferPointer<UInt8> {
-            let index = Int32(column.position)
-            // Bytes are asked after the text, as SQLite's documentation prescribes: the text call may convert.
-            guard let start = sqlite3_column_text(statement, index) else { return UnsafeBufferPointer(start: nil, count: 0) }
-            return UnsafeBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, index)))
-        }
-        func integer(_ column: ProductColumn) -> Int64 { sqlite3_column_int64(statement, Int32(column.position)) }
+        let row = DirectRow(statement: statement)
+        func text(_ column: ProductColumn) -> UnsafeBufferPointer<UInt8> { row.bytes(Int32(column.position)) }
+        func integer(_ column: ProductColumn) -> Int64 { row.integer(Int32(column.position)) }
         return StoredProduct(
             serialCode: text(.serialCode), name: text(.name), description: text(.description), category: text(.category), brand: text(.brand),
             price: text(.price), priceMicros: integer(.priceMicros), stock: integer(.stock), updatedAt: text(.updatedAt),

@@ -47,7 +47,7 @@ extension SQLiteCatalogStore {
         var matches = RowNumberSet(largest: try db.integer("SELECT max(rowid) FROM products") ?? 0)
         let match = "SELECT rowid FROM \(SQLiteSearchIndex.products.table) WHERE \(SQLiteSearchIndex.products.table) MATCH ?"
         try db.forEachRow(match, [SQLiteSearchIndex.matchText(search).databaseValue]) { _, statement in
-            matches.insert(sqlite3_column_int64(statement, 0))
+            matches.insert(DirectRow(statement: statement).integer(0))
             return true
         }
         return matches.count > threshold ? matches : nil
@@ -69,9 +69,9 @@ extension SQLiteCatalogStore {
             if count > 0 { values.append(FacetValue(value: String(decoding: current, as: UTF8.self), count: count)) }
         }
         try db.forEachRow(sql, selected.values) { _, statement in
-            guard matches.contains(sqlite3_column_int64(statement, 1)) else { return true }
-            let value = UnsafeBufferPointer(
-                start: sqlite3_column_text(statement, 0), count: Int(sqlite3_column_bytes(statement, 0)))
+            let row = DirectRow(statement: statement)
+            guard matches.contains(row.integer(1)) else { return true }
+            let value = row.bytes(0)
             if !value.elementsEqual(current) {
                 endValue()
                 current = Array(value)

@@ -82,22 +82,28 @@ extension SQLiteCatalogStore {
     /// readers see the previous state until the commit and never half of a run. The claim, a lock on a file,
     /// cannot be lost while this process lives, so there is nothing to check about it.
     public func completeImport(_ report: ImportReport, listing: CompletedListing, under claim: any ImportClaim) async throws -> ImportReport {
-        if case .stagedProducts(let staging as SQLiteStreamedListing) = listing.records {
-            return try await staging.complete(report, pages: listing.pages)
-        }
-        return try await database.write { db in
-            var log = try SQLiteChangeLog(db, author: report.source.author)
-            let counts: WriteCounts
-            let mode = WriteMode.mirror(report.source)
-            switch listing.records {
-            case .films(let films): counts = try SQLiteFilmWriter(db: db, mode: mode).apply(films, log: &log)
-            case .products(let products): counts = try SQLiteProductWriter.apply(products, mode: mode, db: db, log: &log)
-            case .stagedProducts(let staging):
-                guard let staging = staging as? SQLiteImportStaging else { throw ForeignImportPart("staged listing", store: description) }
-                counts = try SQLiteProductWriter.apply(staging, mode: mode, db: db, log: &log)
-            case .unchanged(let records): counts = WriteCounts(unchanged: records)
+        let pages = listing.pagesToRecord
+        switch listing.records {
+        case .films(let films):
+            return try await writeImport(report, pages: pages) { db, mode, log in try SQLiteFilmWriter(db: db, mode: mode).apply(films, log: &log) }
+        case .products(let products):
+            return try await writeImport(report, pages: pages) { db, mode, log in
+                try SQLiteProductWriter.apply(products, mode: mode, db: db, log: &log)
             }
-            return try Self.finishImport(report, counts: counts, pages: listing.pagesToRecord, log: log, db)
+        case .stagedProducts(let staging): return try await staging.complete(report, pages: listing.pages, under: claim)
+        case .unchanged(let records): return try await writeImport(report, pages: pages) { _, _, _ in WriteCounts(unchanged: records) }
+        }
+    }
+
+    /// Writes one run's listing with `write` and finishes the run, in one transaction.
+    func writeImport(
+        _ report: ImportReport, pages: [FeedPageState]?,
+        _ write: @escaping @Sendable (Database, WriteMode, inout SQLiteChangeLog) throws -> WriteCounts
+    ) async throws -> ImportReport {
+        try await database.write { db in
+            var log = try SQLiteChangeLog(db, author: report.source.author)
+            let counts = try write(db, .mirror(report.source), &log)
+            return try Self.finishImport(report, counts: counts, pages: pages, log: log, db)
         }
     }
 

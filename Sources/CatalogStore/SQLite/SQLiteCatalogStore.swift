@@ -136,9 +136,8 @@ extension StoreVersions {
 
     /// The versions in the row of `selectSQL` the statement is on.
     init(_ statement: SQLiteStatement) {
-        self.init(
-            films: sqlite3_column_int64(statement, 0), products: sqlite3_column_int64(statement, 1), imports: sqlite3_column_int64(statement, 2),
-            lastSeq: sqlite3_column_int64(statement, 3))
+        let row = DirectRow(statement: statement)
+        self.init(films: row.integer(0), products: row.integer(1), imports: row.integer(2), lastSeq: row.integer(3))
     }
 
     static func fetch(_ source: some SQLiteReading) throws -> StoreVersions {

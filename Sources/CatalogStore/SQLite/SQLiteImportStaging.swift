@@ -8,10 +8,13 @@ import GRDB
 struct SQLiteImportStaging: ImportStaging {
     let queue: DatabaseQueue
     let path: String
+    /// The store the staged listing is applied to.
+    let store: SQLiteCatalogStore
 
     static let columns = ProductColumn.list(ProductColumn.record)
 
-    init(directory: String) throws {
+    init(directory: String, store: SQLiteCatalogStore) throws {
+        self.store = store
         path = URL(fileURLWithPath: directory).appendingPathComponent(".catalog-staging-\(UUID().uuidString).sqlite").path
         var configuration = Configuration()
         configuration.prepareDatabase { db in
@@ -67,6 +70,12 @@ struct SQLiteImportStaging: ImportStaging {
         }
     }
 
+    /// Applies the staged listing in one transaction of the store; the claim, a lock on a file, cannot be lost
+    /// while this process lives.
+    func complete(_ report: ImportReport, pages: [FeedPageState], under claim: any ImportClaim) async throws -> ImportReport {
+        try await store.writeImport(report, pages: pages) { db, mode, log in try SQLiteProductWriter.apply(self, mode: mode, db: db, log: &log) }
+    }
+
     /// Deletes the staging file.
     func discard() {
         try? queue.close()
@@ -79,6 +88,6 @@ struct SQLiteImportStaging: ImportStaging {
 extension SQLiteCatalogStore {
     /// A new, empty staging file for one import run, in the store's folder.
     public func makeStaging() async throws -> any ImportStaging {
-        try SQLiteImportStaging(directory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        try SQLiteImportStaging(directory: URL(fileURLWithPath: path).deletingLastPathComponent().path, store: self)
     }
 }

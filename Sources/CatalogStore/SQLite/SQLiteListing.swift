@@ -97,14 +97,14 @@ extension SQLiteListing {
                 hasMoreInQueryDirection = true
                 return false
             }
-            let columns = sqlite3_column_count(statement)
+            let columns = DirectRow(statement: statement)
             func position() -> ListCursor {
                 ListCursor(
-                    ordering: resolved.ordering, direction: .next, sortValue: .init(statement, column: columns - 3),
-                    key: .init(statement, column: columns - 2))
+                    ordering: resolved.ordering, direction: .next, sortValue: columns.value(KeysetColumn.sortValue),
+                    key: columns.value(KeysetColumn.key))
             }
             if count == 0 {
-                hasRowsBehindCursor = sqlite3_column_int64(statement, columns - 1) != 0
+                hasRowsBehindCursor = columns.integer(KeysetColumn.rowsBehind) != 0
                 firstRead = position()
             }
             count += 1

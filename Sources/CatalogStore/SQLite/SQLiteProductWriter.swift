@@ -133,7 +133,8 @@ struct SQLiteProductWriter {
                     Self.bind(product, source: source, seq: nil, into: &row)
                 }
             } read: { statement in
-                (position: Int(sqlite3_column_int64(statement, 0)), isNew: sqlite3_column_int64(statement, 1) != 0)
+                let row = DirectRow(statement: statement)
+                return (position: Int(row.integer(0)), isNew: row.integer(1) != 0)
             }
         }
         if !changed.isEmpty {

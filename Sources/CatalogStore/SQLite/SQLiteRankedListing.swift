@@ -23,9 +23,8 @@ extension SQLiteListing {
                 [searchIndex.matchText(search, rank: step.rank).databaseValue] + (step.beyond.map { [$0.databaseValue] } ?? [])
                 + filters.values + [limit.databaseValue]
             try source.forEachRow(sql, arguments) { row, statement in
-                let count = sqlite3_column_count(statement)
-                let position = RankedWalk.Position(
-                    rank: step.rank, order: sqlite3_column_int64(statement, count - 2), key: .init(statement, column: count - 1))
+                let columns = DirectRow(statement: statement)
+                let position = RankedWalk.Position(rank: step.rank, order: columns.integer(RankedColumn.order), key: columns.value(RankedColumn.key))
                 try body(row, statement, position)
                 return true
             }

@@ -15,7 +15,8 @@ extension SQLiteReading {
     func integer(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> Int64? {
         var value: Int64?
         try forEachRow(sql, arguments) { _, statement in
-            if sqlite3_column_type(statement, 0) != SQLITE_NULL { value = sqlite3_column_int64(statement, 0) }
+            let row = DirectRow(statement: statement)
+            if !row.isNull(0) { value = row.integer(0) }
             return false
         }
         return value

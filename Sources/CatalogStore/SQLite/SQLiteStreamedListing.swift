@@ -52,7 +52,8 @@ final class SQLiteStreamedListing: ImportStaging {
     }
 
     /// Finishes the run's transaction with its report and pages, and commits it.
-    func complete(_ report: ImportReport, pages: [FeedPageState]) async throws -> ImportReport {
+    /// Ends the run's transaction; the claim, a lock on a file, cannot be lost while this process lives.
+    func complete(_ report: ImportReport, pages: [FeedPageState], under claim: any ImportClaim) async throws -> ImportReport {
         try await transaction.complete(Completion(report: report, pages: pages))
     }
 
