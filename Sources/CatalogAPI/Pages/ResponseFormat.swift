@@ -10,52 +10,84 @@ enum ResponseFormat: String {
     case html
 
     init(_ request: Request) throws(Problem) {
-        if let asked = request.uri.queryParameters["format"] {
+        // The query is read into a dictionary only when it may name a format: every request is negotiated.
+        if Self.mayName(request.uri.string), let asked = request.uri.queryParameters["format"] {
             guard let format = ResponseFormat(rawValue: String(asked)) else {
                 throw Problem.badParameter("format", "format must be json or html, got '\(asked)'")
             }
             self = format
             return
         }
-        var page = 0.0
-        var json = (exact: -1.0, type: -1.0, any: 0.0)
-        // Read as bytes, without splitting into arrays: every request is negotiated, and a browser sends a long header.
-        // HTTPFields joins several Accept fields with commas, as their ranges would be listed in one.
-        var ranges = (request.headers[.accept] ?? "").utf8[...]
+        var accept = request.headers[.accept] ?? ""
+        self = accept.withUTF8 { Self.negotiate($0) }
+    }
+
+    /// Whether the path and query `uri` may hold a `format` parameter (its name, in any encoding, holds an `f`).
+    private static func mayName(_ uri: String) -> Bool {
+        guard let query = uri.utf8.firstIndex(of: UInt8(ascii: "?")) else { return false }
+        return uri.utf8[query...].contains { $0 == UInt8(ascii: "f") || $0 == UInt8(ascii: "F") || $0 == UInt8(ascii: "%") }
+    }
+
+    /// The format an `Accept` header's ranges prefer. Read as bytes, without splitting into arrays or strings: every
+    /// request is negotiated, and a browser sends a long header. HTTPFields joins several Accept fields with commas,
+    /// as their ranges would be listed in one.
+    private static func negotiate(_ header: UnsafeBufferPointer<UInt8>) -> ResponseFormat {
+        var page = 0
+        var json = (exact: -1, type: -1, any: 0)
+        var ranges = header[...]
         while !ranges.isEmpty {
             let end = ranges.firstIndex(of: UInt8(ascii: ",")) ?? ranges.endIndex
             let range = ranges[..<end]
-            ranges = end == ranges.endIndex ? ranges[end...] : ranges[ranges.index(after: end)...]
+            ranges = end == ranges.endIndex ? ranges[end...] : ranges[(end + 1)...]
             let typeEnd = range.firstIndex(of: UInt8(ascii: ";")) ?? range.endIndex
-            let type = Self.trimmed(range[..<typeEnd])
-            var quality = 1.0
+            let type = trimmed(range[..<typeEnd])
+            var quality = Self.fullQuality
             var parameters = range[typeEnd...]
             while let semicolon = parameters.firstIndex(of: UInt8(ascii: ";")) {
-                let start = parameters.index(after: semicolon)
-                let next = parameters[start...].firstIndex(of: UInt8(ascii: ";")) ?? parameters.endIndex
-                let parameter = Self.trimmed(parameters[start..<next])
-                if parameter.count > 2, Self.equalIgnoringCase(parameter.prefix(2), "q=") {
-                    quality = Double(String(decoding: parameter.dropFirst(2), as: UTF8.self)) ?? 1
-                }
+                let next = parameters[(semicolon + 1)...].firstIndex(of: UInt8(ascii: ";")) ?? parameters.endIndex
+                let parameter = trimmed(parameters[(semicolon + 1)..<next])
+                if parameter.count > 2, equalIgnoringCase(parameter.prefix(2), "q=") { quality = thousandths(parameter.dropFirst(2)) }
                 parameters = parameters[next...]
             }
-            if Self.equalIgnoringCase(type, "text/html") || Self.equalIgnoringCase(type, "application/xhtml+xml") {
+            if equalIgnoringCase(type, "text/html") || equalIgnoringCase(type, "application/xhtml+xml") {
                 page = max(page, quality)
-            } else if Self.equalIgnoringCase(type, "application/json") {
+            } else if equalIgnoringCase(type, "application/json") {
                 json.exact = max(json.exact, quality)
-            } else if Self.equalIgnoringCase(type, "application/*") {
+            } else if equalIgnoringCase(type, "application/*") {
                 json.type = max(json.type, quality)
-            } else if Self.equalIgnoringCase(type, "*/*") {
+            } else if equalIgnoringCase(type, "*/*") {
                 json.any = max(json.any, quality)
             }
         }
         // The most specific range that names JSON gives its quality (RFC 9110, 12.5.1).
         let jsonQuality = json.exact >= 0 ? json.exact : json.type >= 0 ? json.type : json.any
-        self = page > jsonQuality ? .html : .json
+        return page > jsonQuality ? .html : .json
+    }
+
+    /// A quality of 1, in thousandths.
+    private static let fullQuality = 1000
+
+    /// A quality value (`0`, `0.8`, `1.000`: at most three decimals, RFC 9110, 12.4.2) in thousandths; one that is
+    /// not a number counts as 1, as a range without a quality does.
+    private static func thousandths(_ text: Slice<UnsafeBufferPointer<UInt8>>) -> Int {
+        guard let first = text.first, first == UInt8(ascii: "0") || first == UInt8(ascii: "1") else { return fullQuality }
+        var value = Int(first - UInt8(ascii: "0")) * 1000
+        var rest = text.dropFirst()
+        if rest.first == UInt8(ascii: ".") {
+            rest = rest.dropFirst()
+            var scale = 100
+            for byte in rest.prefix(3) {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return fullQuality }
+                value += Int(byte - UInt8(ascii: "0")) * scale
+                scale /= 10
+            }
+            rest = rest.dropFirst(3)
+        }
+        return rest.isEmpty ? min(value, fullQuality) : fullQuality
     }
 
     /// `bytes` without the spaces and tabs around them.
-    private static func trimmed(_ bytes: Substring.UTF8View.SubSequence) -> Substring.UTF8View.SubSequence {
+    private static func trimmed(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Slice<UnsafeBufferPointer<UInt8>> {
         let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
         guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {
             return bytes[bytes.startIndex..<bytes.startIndex]
@@ -64,7 +96,7 @@ enum ResponseFormat: String {
     }
 
     /// Whether `bytes` spell `literal` (lowercase ASCII), in any case.
-    private static func equalIgnoringCase(_ bytes: Substring.UTF8View.SubSequence, _ literal: StaticString) -> Bool {
+    private static func equalIgnoringCase(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ literal: StaticString) -> Bool {
         guard bytes.count == literal.utf8CodeUnitCount else { return false }
         return literal.withUTF8Buffer { expected in
             zip(bytes, expected).allSatisfy { byte, lower in
