@@ -20,13 +20,6 @@ extension PostgresListing {
         return selected
     }
 
-    /// Sets whether the planner may walk an index or the table, for the rest of the transaction, in one statement.
-    private func allowWalks(_ allowed: Bool, _ connection: PostgresConnection, logger: Logger) async throws {
-        let value = allowed ? "on" : "off"
-        let sql = "SELECT set_config('enable_indexscan', '\(value)', true), set_config('enable_seqscan', '\(value)', true)"
-        try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
-    }
-
     /// The statement that reads the rows `filters` select along one step of a ranked walk of `search`, at most
     /// `limit` of them, in the order the rows were first stored (`PostgresPlanTests` asks PostgreSQL's plans).
     func stepStatement(_ step: RankedWalk.Step, search: SearchQuery, filters: PostgresConditions, limit: Int) -> (
@@ -67,36 +60,39 @@ extension PostgresListing {
                 try body(row, position)
             }
         }
-        // The count and the versions in one statement, from the transaction's snapshot like the steps.
+        // The count and the versions in one statement, from the transaction's snapshot like the steps. A step reads
+        // its rank's matches in row order: the planner walks the row_order index and checks each row, which finds a
+        // page at once when matches are many, and reads the whole table when they are few or none (it reckons any
+        // word matches a thousandth of the rows). With few matches, the GIN index gives them all and they are
+        // sorted: the same statement tells the planner so, for the rest of this read-only transaction (the settings
+        // end with it), so that it costs no round trip of its own.
         let countSQL = count ?? "SELECT COUNT(*) FROM \(table) \(selected.whereSQL)"
         var total = 0
         var versions: StoreVersions?
-        let meta = "SELECT COALESCE((\(countSQL)), 0)::bigint AS listing_count, \(PostgresCatalogStore.versionColumns)"
+        let walks = "CASE WHEN counted.listing_count <= \(Self.fewMatches) THEN 'off' ELSE 'on' END"
+        let meta = """
+            SELECT counted.listing_count, set_config('enable_indexscan', \(walks), true), set_config('enable_seqscan', \(walks), true),
+                \(PostgresCatalogStore.versionColumns)
+            FROM (SELECT COALESCE((\(countSQL)), 0)::bigint AS listing_count) AS counted
+            """
         for try await row in try await connection.query(PostgresQuery(unsafeSQL: meta, binds: selected.binds), logger: logger) {
             let row = row.makeRandomAccess()
             total = Int(try row["listing_count"].decode(Int64.self))
             versions = try PostgresCatalogStore.versions(from: row)
         }
-        // A step reads its rank's matches in row order: the planner walks the row_order index and checks each row,
-        // which finds a page at once when matches are many, and reads the whole table when they are few or none (it
-        // reckons any word matches a thousandth of the rows). With few matches, the GIN index gives them all and
-        // they are sorted: told so, for the rest of this read-only transaction.
-        let fewMatches = total <= Self.fewMatches
-        if fewMatches { try await allowWalks(false, connection, logger: logger) }
+        // No match, no step to read: the count and the steps see one snapshot.
         var rows = rows
         var positions: [RankedWalk.Position] = []
-        for step in walk.steps where positions.count <= walk.pageSize {
+        for step in total == 0 ? [] : walk.steps where positions.count <= walk.pageSize {
             try await read(step, limit: walk.pageSize + 1 - positions.count) { row, position in
                 if positions.count < walk.pageSize { try append(&rows, row) }
                 positions.append(position)
             }
         }
         var hasRowsBehind = false
-        for step in walk.stepsBehind where !hasRowsBehind {
+        for step in total == 0 ? [] : walk.stepsBehind where !hasRowsBehind {
             try await read(step, limit: 1) { _, _ in hasRowsBehind = true }
         }
-        // Whatever the caller reads next in the transaction plans as usual.
-        if fewMatches { try await allowWalks(true, connection, logger: logger) }
         if walk.readsBackwards { rows.reverse() }
         let (next, previous) = walk.cursors(positions, hasRowsBehind: hasRowsBehind)
         guard let versions else { throw StoreUnavailable(store: store, reason: "the count of a search returned no row") }
