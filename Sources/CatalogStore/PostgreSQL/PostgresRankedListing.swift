@@ -60,27 +60,27 @@ extension PostgresListing {
                 try body(row, position)
             }
         }
-        // The count and the versions in one statement, from the transaction's snapshot like the steps. A step reads
-        // its rank's matches in row order: the planner walks the row_order index and checks each row, which finds a
-        // page at once when matches are many, and reads the whole table when they are few or none (it reckons any
-        // word matches a thousandth of the rows). With few matches, the GIN index gives them all and they are
-        // sorted: the same statement tells the planner so, for the rest of this read-only transaction (the settings
-        // end with it), so that it costs no round trip of its own.
+        // The count and the versions in one statement, from the transaction's snapshot like the steps. (Changing a
+        // setting in the same statement would cost no round trip, but set_config is unsafe in parallel: the count of
+        // a word most rows hold, which PostgreSQL counts with two workers, then took three times as long.)
         let countSQL = count ?? "SELECT COUNT(*) FROM \(table) \(selected.whereSQL)"
         var total = 0
         var versions: StoreVersions?
-        let walks = "CASE WHEN counted.listing_count <= \(Self.fewMatches) THEN 'off' ELSE 'on' END"
-        let meta = """
-            SELECT counted.listing_count, set_config('enable_indexscan', \(walks), true), set_config('enable_seqscan', \(walks), true),
-                \(PostgresCatalogStore.versionColumns)
-            FROM (SELECT COALESCE((\(countSQL)), 0)::bigint AS listing_count) AS counted
-            """
+        let meta = "SELECT COALESCE((\(countSQL)), 0)::bigint AS listing_count, \(PostgresCatalogStore.versionColumns)"
         for try await row in try await connection.query(PostgresQuery(unsafeSQL: meta, binds: selected.binds), logger: logger) {
             let row = row.makeRandomAccess()
             total = Int(try row["listing_count"].decode(Int64.self))
             versions = try PostgresCatalogStore.versions(from: row)
         }
-        // No match, no step to read: the count and the steps see one snapshot.
+        // A step reads its rank's matches in row order: the planner walks the row_order index and checks each row,
+        // which finds a page at once when matches are many, and reads the whole table when they are few (it reckons
+        // any word matches a thousandth of the rows). With few matches, the GIN index gives them all and they are
+        // sorted: told so for the rest of this read-only transaction, where the setting ends (what a caller reads
+        // after the page in it, a film's links, reads small tables). No match, no step to read.
+        if total > 0, total <= Self.fewMatches {
+            let sql = "SELECT set_config('enable_indexscan', 'off', true), set_config('enable_seqscan', 'off', true)"
+            try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+        }
         var rows = rows
         var positions: [RankedWalk.Position] = []
         for step in total == 0 ? [] : walk.steps where positions.count <= walk.pageSize {

@@ -12,15 +12,19 @@ final class DirectReader: SQLiteReading, @unchecked Sendable {
     private let handle: OpaquePointer
     private var statements: [String: OpaquePointer] = [:]
 
-    init(path: String) throws {
+    /// How long a reader lent to a server's thread waits for a file another connection has locked (a checkpoint
+    /// that restarts the log, an exclusive lock): a moment, then the read goes elsewhere (`DirectReaders`).
+    static let busyTimeout: Duration = .milliseconds(50)
+
+    /// Opens a read-only connection that waits at most `busyTimeout` for a lock.
+    init(path: String, busyTimeout: Duration) throws {
         var handle: OpaquePointer?
         guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(handle)
             throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "cannot open \(path): \(message)")
         }
-        // A writer in another process may hold the file's lock for a moment while it checkpoints.
-        sqlite3_busy_timeout(handle, 5000)
+        sqlite3_busy_timeout(handle, Int32(busyTimeout / .milliseconds(1)))
         self.handle = handle
     }
 
@@ -59,16 +63,6 @@ final class DirectReader: SQLiteReading, @unchecked Sendable {
         var region: UnsafeMutableRawPointer?
         guard map(file, 0, WALIndexStamp.regionSize, 0, &region) == SQLITE_OK, let region else { return nil }
         return UnsafeRawPointer(region)
-    }
-
-    /// Each row of `sql` as `read` makes it from a `DirectRow`, in order.
-    func rows<Row>(_ sql: String, _ arguments: [DatabaseValue], _ read: (DirectRow) throws -> Row) throws -> [Row] {
-        var rows: [Row] = []
-        try forEachRow(sql, arguments) { _, statement in
-            rows.append(try read(DirectRow(statement: statement)))
-            return true
-        }
-        return rows
     }
 
     /// Whether no transaction is open: a reader goes back to the pool only then.

@@ -37,17 +37,20 @@ extension SQLiteCatalogStore {
         }
     }
 
-    /// Read on the calling thread (`DirectReaders`): an index answers it, and a page asks for it on every first read.
+    /// Read on the calling thread when a `DirectReader` is free (`DirectReaders`), else on GRDB's readers: an index
+    /// answers it, and a page asks for it on every first read.
     public func changes(of entity: Change.Entity, key: String, limit: Int) async throws -> [Change] {
-        try directReaders.read { reader in
-            try reader.rows(
-                "SELECT seq, entity, key, op, author, at FROM changes WHERE entity = ? AND key = ? ORDER BY seq DESC LIMIT ?",
-                [entity.rawValue.databaseValue, key.databaseValue, limit.databaseValue]
-            ) { row in
-                try Change(
-                    seq: row.integer(0), storedEntity: row.text(1), key: row.text(2), storedOperation: row.text(3), author: row.text(4),
-                    at: row.text(5))
-            }
+        if let changes = try directReaders.read({ try Self.changes(of: entity, key: key, limit: limit, $0) }) { return changes }
+        return try await database.read { try Self.changes(of: entity, key: key, limit: limit, $0) }
+    }
+
+    private static func changes(of entity: Change.Entity, key: String, limit: Int, _ source: some SQLiteReading) throws -> [Change] {
+        try source.rows(
+            "SELECT seq, entity, key, op, author, at FROM changes WHERE entity = ? AND key = ? ORDER BY seq DESC LIMIT ?",
+            [entity.rawValue.databaseValue, key.databaseValue, limit.databaseValue]
+        ) { row in
+            try Change(
+                seq: row.integer(0), storedEntity: row.text(1), key: row.text(2), storedOperation: row.text(3), author: row.text(4), at: row.text(5))
         }
     }
 

@@ -46,8 +46,8 @@ extension SQLiteCatalogStore {
         _ filter: ProductFilter, page request: PageRequest, into rows: Rows
     ) async throws -> Page<Rows> {
         let request = request.ranked(by: filter.searchQuery, in: .products)
-        if try Self.indexAnswers(filter, request) {
-            return try directReaders.read { try Self.products(filter, page: request, into: rows, $0) }
+        if try Self.indexAnswers(filter, request), let page = try directReaders.read({ try Self.products(filter, page: request, into: rows, $0) }) {
+            return page
         }
         return try await database.read { try Self.products(filter, page: request, into: rows, $0) }
     }
@@ -95,15 +95,19 @@ extension SQLiteCatalogStore {
         }
     }
 
+    /// Read on the calling thread when a `DirectReader` is free (`DirectReaders`), else on GRDB's readers.
     public func product(serialCode: String) async throws -> (ProductRow?, StoreVersions) {
-        try directReaders.read { reader in
-            var row: ProductRow?
-            try reader.forEachRow("SELECT \(ProductRow.columns) FROM products WHERE serial_code = ?", [serialCode.databaseValue]) { _, statement in
-                row = ProductRow(ProductColumn.stored(statement))
-                return false
-            }
-            return (row, try StoreVersions.fetch(reader))
+        if let found = try directReaders.read({ try Self.product(serialCode: serialCode, $0) }) { return found }
+        return try await database.read { try Self.product(serialCode: serialCode, $0) }
+    }
+
+    private static func product(serialCode: String, _ source: some SQLiteReading) throws -> (ProductRow?, StoreVersions) {
+        var row: ProductRow?
+        try source.forEachRow("SELECT \(ProductRow.columns) FROM products WHERE serial_code = ?", [serialCode.databaseValue]) { _, statement in
+            row = ProductRow(ProductColumn.stored(statement))
+            return false
         }
+        return (row, try StoreVersions.fetch(source))
     }
 
     public func categories(_ filter: CategoryFilter, page request: PageRequest) async throws -> Page<[CategoryRow]> {

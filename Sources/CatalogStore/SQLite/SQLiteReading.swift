@@ -11,6 +11,16 @@ protocol SQLiteReading {
 }
 
 extension SQLiteReading {
+    /// Each row of `sql` as `read` makes it from a `DirectRow`, in order.
+    func rows<Row>(_ sql: String, _ arguments: [DatabaseValue], _ read: (DirectRow) throws -> Row) throws -> [Row] {
+        var rows: [Row] = []
+        try forEachRow(sql, arguments) { _, statement in
+            rows.append(try read(DirectRow(statement: statement)))
+            return true
+        }
+        return rows
+    }
+
     /// The first column of the first row, when there is one and it is not NULL.
     func integer(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> Int64? {
         var value: Int64?

@@ -34,8 +34,10 @@ final class VersionWatch: Sendable {
     private let watch: Mutex<Watch?>
 
     init(path: String) throws {
-        let reader = try DirectReader(path: path)
-        // A file busy beyond the reader's timeout still opens: its commits are then told by `data_version`.
+        // The watch reads the WAL index's header in memory, without SQL and without a lock. Only a file without one
+        // (not in WAL mode) asks `PRAGMA data_version`, which may wait for a writer's lock: up to 5 s, as GRDB's
+        // readers do. A file busy beyond that still opens: its commits are then told by `data_version`.
+        let reader = try DirectReader(path: path, busyTimeout: .seconds(5))
         watch = Mutex(Watch(reader: reader, walIndex: (try? reader.walIndex()) ?? nil))
     }
 
