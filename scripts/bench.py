@@ -88,7 +88,7 @@ def run_wrk(url, pid, duration, connections, headers=()):
     requests = int(re.search(r"(\d+) requests in", output).group(1))
     errors = sum(int(n) for n in re.findall(r"(?:connect|read|write|timeout) (\d+)", output))
     non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
-    latencies = dict(re.findall(r"^\s+(50|99)%\s+(\S+)$", output, re.M))
+    latencies = dict(re.findall(r"^\s+(50|99)%\s+(\S+)\s*$", output, re.M))
     return {
         "rps": float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1)),
         # No latency lines: no request finished within wrk's timeout (they count as errors).

@@ -409,7 +409,7 @@ def load_with_writes(bin_dir, seconds, products, work):
         requests = int(re.search(r"(\d+) requests in", output).group(1))
         socket_errors = sum(int(n) for n in re.findall(r"(?:connect|read|write|timeout) (\d+)", output))
         non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
-        latency = re.search(r"^\s+99%\s+(\S+)$", output, re.M)
+        latency = re.search(r"^\s+99%\s+(\S+)\s*$", output, re.M)
         p99 = latency.group(1) if latency else "none"
         if latency is None:
             failures.append(f"wrk printed no latency distribution (no request finished?): {output.strip()[-400:]}")
