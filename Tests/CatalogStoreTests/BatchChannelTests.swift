@@ -75,18 +75,20 @@ struct BatchChannelTests {
         await #expect(throws: ConsumerStopped.self) { try await channel.send(3) }
     }
 
-    /// A consumer waits at most the time it gives, suspended or blocked, and then hears `timedOut`.
+    /// A consumer that nothing reaches hears `timedOut` once the time it gives has passed, suspended or blocked,
+    /// rather than waiting on. (The upper bound only tells a wait that never ends: beside the other suites on two
+    /// cores, a suspended task has been seen to resume seconds late.)
     @Test func aConsumerWaitsNoLongerThanItSays() async throws {
         let channel = BatchChannel<Int, String>(capacity: 1)
         let clock = ContinuousClock()
         let suspended = clock.now
         #expect(Self.describe(await channel.next(within: .milliseconds(100))) == "timed out")
         #expect(clock.now - suspended >= .milliseconds(100))
-        #expect(clock.now - suspended < .seconds(5))
+        #expect(clock.now - suspended < .seconds(60))
         let blocked = clock.now
         #expect(Self.describe(channel.receive(within: .milliseconds(100))) == "timed out")
         #expect(clock.now - blocked >= .milliseconds(100))
-        #expect(clock.now - blocked < .seconds(5))
+        #expect(clock.now - blocked < .seconds(60))
         // A batch sent after a wait timed out is still delivered.
         try await channel.send(7)
         #expect(Self.describe(await channel.next(within: .seconds(5))) == "batch 7")
