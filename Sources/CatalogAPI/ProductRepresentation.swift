@@ -38,12 +38,19 @@ struct ProductRepresentation: Sendable {
     /// its key percent-encoded in the address (three bytes each at most), the price as it is stored, the stock, and
     /// the punctuation.
     func maximumCount(_ product: StoredProduct) -> Int {
-        let strings = [product.serialCode, product.name, product.description, product.category, product.source].map(\.count)
-        let optionalStrings = [product.brand, product.updatedAt, product.sourceURL].map(\.count)
-        return strings.reduce(0) { $0 + UnsafeJSONCursor.maximumStringCount($1) }
-            + optionalStrings.reduce(0) { $0 + max("null".utf8.count, UnsafeJSONCursor.maximumStringCount($1)) } + addressPrefixJSON.count
-            + 3 * product.serialCode.count + product.price.count + UnsafeJSONCursor.maximumIntCount + Punctuation.count
+        // Summed in place rather than over arrays: every product of every first read is measured.
+        let string = UnsafeJSONCursor.maximumStringCount
+        let optional = { (text: UnsafeBufferPointer<UInt8>) in max(Self.nullCount, string(text.count)) }
+        let strings =
+            string(product.serialCode.count) + string(product.name.count) + string(product.description.count)
+            + string(product.category.count) + string(product.source.count)
+        let optionals = optional(product.brand) + optional(product.updatedAt) + optional(product.sourceURL)
+        return strings + optionals + addressPrefixJSON.count + 3 * product.serialCode.count + product.price.count
+            + UnsafeJSONCursor.maximumIntCount + Punctuation.count
     }
+
+    /// What `nonEmptyString` writes for empty text.
+    private static let nullCount = "null".utf8.count
 
     func write(_ product: StoredProduct, into writer: inout JSONWriter) {
         writer.value(reserving: maximumCount(product)) { json in

@@ -12,9 +12,6 @@ public struct ListQuery: Sendable {
         self.search = search
         self.count = count
     }
-
-    /// The columns the conditions hold to one value each, in the order the filters name them.
-    public var equalityColumns: [String] { conditions.compactMap(\.equalityColumn) }
 }
 
 /// How a list's exact count over all pages is read, without reading the rows where something smaller answers.
