@@ -70,9 +70,12 @@ extension Catalogd {
         func run() async throws {
             let logger = try common.bootstrapLogging()
             let configuration = try resolve()
-            let (application, components) = try await buildApplication(
-                configuration, store: try await common.openStore(logger: logger), logger: logger)
-            try await serviceGroup(application, components: components, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
+            let store = try await common.openStore(logger: logger)
+            // The store's connections run around the group, whose store service closes the store after the others stop.
+            try await store.withConnections {
+                let (application, components) = try await buildApplication(configuration, store: store, logger: logger)
+                try await serviceGroup(application, components: components, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
+            }
             logger.info("catalogd stopped")
         }
 

@@ -52,14 +52,15 @@ struct CommonOptions: ParsableArguments {
         return try await StoreLocation.open(databaseLocation, poolSize: poolSize, logger: logger)
     }
 
-    /// Runs `body` with the store `--database` names and closes the store after it, also when `body` throws: a
-    /// closed SQLite store leaves no log for the next process to read. What `body` did stands when closing fails
-    /// (an import has committed by then): that is a warning, not the command's failure.
+    /// Runs `body` with the store `--database` names, its connections running beside it, and closes the store
+    /// after it, also when `body` throws: a closed SQLite store leaves no log for the next process to read. What
+    /// `body` did stands when closing fails (an import has committed by then): that is a warning, not the
+    /// command's failure.
     func withStore<Result>(logger: Logger, _ body: (any CatalogStore) async throws -> Result) async throws -> Result {
         let store = try await openStore(logger: logger)
         let result: Result
         do {
-            result = try await body(store)
+            result = try await store.withConnections { try await body(store) }
         } catch {
             try? await store.close()
             throw error

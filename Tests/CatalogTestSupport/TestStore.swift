@@ -66,10 +66,10 @@ public struct TestStore: Sendable {
         case .postgres:
             let location = try await freshDatabase(logger: logger)
             // Generous: many tests open connections at once on a loaded machine; outages are tested with the default.
-            let store = try await PostgresCatalogStore.open(location, poolSize: 10, connectionWait: .seconds(20), logger: logger)
+            let store = try await running(PostgresCatalogStore.open(location, poolSize: 10, connectionWait: .seconds(20), logger: logger))
             return TestStore(
                 backend: backend, store: store, directory: directory,
-                openAnother: { try await PostgresCatalogStore.open(location, poolSize: 10, connectionWait: .seconds(20), logger: logger) },
+                openAnother: { try await running(PostgresCatalogStore.open(location, poolSize: 10, connectionWait: .seconds(20), logger: logger)) },
                 executeRaw: { sql, arguments in
                     let connection = try await connect(location, logger: logger)
                     var binds = PostgresBindings()
@@ -121,6 +121,13 @@ public struct TestStore: Sendable {
 }
 
 extension TestStore {
+    /// `store` with its pool running until it is closed, as the test's structure is the test framework's, not
+    /// one `withConnections` could wrap.
+    static func running(_ store: PostgresCatalogStore) -> PostgresCatalogStore {
+        Task { await store.runConnections() }
+        return store
+    }
+
     /// One connection of its own to the database at `location`.
     static func connect(_ location: PostgresLocation, logger: Logger) async throws -> PostgresConnection {
         try await PostgresConnection.connect(

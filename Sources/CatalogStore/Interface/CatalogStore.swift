@@ -10,8 +10,10 @@ import ServiceLifecycle
 /// - An import's listing is applied whole or not at all, and unchanged rows are not written.
 /// - A value the store cannot read back is an `UnreadableStoredValue`, never a default.
 ///
-/// The store runs as a service of the process (as Hummingbird's `PersistDriver` does): `run()` holds its
-/// connections until graceful shutdown, then closes them. Used without running, it stays open until `close()`.
+/// Whoever opens a store runs its connections beside their use, in structure (`withConnections`), and the
+/// store is a service of the process (as Hummingbird's `PersistDriver` is): its one `run()` waits for graceful
+/// shutdown and then closes it, which ends its connections. Used without a service group, it stays open until
+/// `close()`.
 /// Its `description` names it in logs and never holds a secret.
 public protocol CatalogStore: Service, CustomStringConvertible {
     // MARK: Schema and health
@@ -27,6 +29,9 @@ public protocol CatalogStore: Service, CustomStringConvertible {
     func statistics() async throws -> StoreStatistics
     /// Closes every connection; the store answers nothing afterwards.
     func close() async throws
+    /// Runs what the store's connections need until `close()` or cancellation (a PostgreSQL pool); returns at once
+    /// for an engine whose connections need nothing running (SQLite's).
+    func runConnections() async
 
     // MARK: Versions and commits
 

@@ -2,7 +2,6 @@ import CatalogModel
 import CatalogStore
 import Logging
 import PostgresNIO
-import ServiceLifecycle
 
 /// The catalogue in a PostgreSQL database, shared by any number of catalogd replicas.
 ///
@@ -26,30 +25,28 @@ public struct PostgresCatalogStore: CatalogStore {
     /// The longest a call waits for a pooled connection before it is `StoreUnavailable`.
     let connectionWait: Duration
     public let location: PostgresLocation
-    private let clientRun: Task<Void, Never>
+    /// Ends when `close()` is called, and with it `runConnections()`.
+    private let closing: AsyncStream<Void>
+    private let closed: AsyncStream<Void>.Continuation
     private let currentVersionsCheck = SharedCheck<StoreVersions>()
     private let checkConnection: PostgresCheckConnection
 
-    /// Connects to `location` (a pool of at most `poolSize` connections), waits up to `startupWait` for the
-    /// server to answer, and applies pending migrations.
+    /// Applies pending migrations on a connection of its own, waiting up to `startupWait` for the server to
+    /// answer, and returns a store with a pool of at most `poolSize` connections, which serves calls while
+    /// `runConnections()` runs.
     public static func open(
         _ location: PostgresLocation, poolSize: Int = 10, connectionWait: Duration = defaultConnectionWait, startupWait: Duration = .seconds(30),
         logger: Logger
     ) async throws -> PostgresCatalogStore {
-        let store = await connect(location, poolSize: poolSize, connectionWait: connectionWait, logger: logger)
         let deadline = ContinuousClock.now + startupWait
         while true {
             do {
-                try await PostgresSchema.migrate(store.client, logger: logger)
-                return store
+                try await migrate(location, connectionWait: connectionWait, logger: logger)
+                return connect(location, poolSize: poolSize, connectionWait: connectionWait, logger: logger)
             } catch {
-                guard PostgresFailure.isConnectionFailure(error) else {
-                    store.close()
-                    throw error
-                }
+                guard error is StoreUnavailable || PostgresFailure.isConnectionFailure(error) else { throw error }
                 guard ContinuousClock.now < deadline, !Task.isCancelled else {
-                    store.close()
-                    throw StoreUnavailable(store: location.description, reason: PostgresFailure.describe(error))
+                    throw error as? StoreUnavailable ?? StoreUnavailable(store: location.description, reason: PostgresFailure.describe(error))
                 }
                 logger.warning("waiting for \(location): \(PostgresFailure.describe(error))")
                 try await Task.sleep(for: .seconds(1))
@@ -61,27 +58,42 @@ public struct PostgresCatalogStore: CatalogStore {
     /// called, and then a server that is away is `StoreUnavailable`. `open` also waits for it and migrates.
     public static func connect(
         _ location: PostgresLocation, poolSize: Int = 10, connectionWait: Duration = defaultConnectionWait, logger: Logger
-    ) async -> PostgresCatalogStore {
-        let client = PostgresClient(configuration: location.clientConfiguration(poolSize: poolSize), backgroundLogger: logger)
-        // The pool works only while it runs; it runs from the start so that migrations and start-up reads can use it.
-        let store = PostgresCatalogStore(
-            client: client, logger: logger, connectionWait: connectionWait, location: location, clientRun: Task { await client.run() },
+    ) -> PostgresCatalogStore {
+        let (closing, closed) = AsyncStream<Void>.makeStream()
+        return PostgresCatalogStore(
+            client: PostgresClient(configuration: location.clientConfiguration(poolSize: poolSize), backgroundLogger: logger), logger: logger,
+            connectionWait: connectionWait, location: location, closing: closing, closed: closed,
             checkConnection: PostgresCheckConnection(location: location, wait: connectionWait, logger: logger))
-        await Task.yield()
-        return store
+    }
+
+    /// Migrations run before the pool does, so that the pool runs only inside its owner's structure.
+    private static func migrate(_ location: PostgresLocation, connectionWait: Duration, logger: Logger) async throws {
+        let connection = try await PostgresCheckConnection.connect(to: location, within: connectionWait, logger: logger)
+        do {
+            try await PostgresSchema.migrate(connection, logger: logger)
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        try await connection.close()
     }
 
     public var description: String { location.description }
 
-    /// Holds the pool until graceful shutdown, then closes it.
-    public func run() async throws {
-        try? await gracefulShutdown()
-        close()
+    /// Runs the pool until `close()` or cancellation; every call waits for one of its connections.
+    public func runConnections() async {
+        let (client, closing) = (client, closing)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            group.addTask { for await _ in closing {} }
+            await group.next()
+            group.cancelAll()
+        }
     }
 
-    /// Ends the pool's connections.
+    /// Ends the pool's connections and the version check's.
     public func close() {
-        clientRun.cancel()
+        closed.finish()
         checkConnection.close()
     }
 

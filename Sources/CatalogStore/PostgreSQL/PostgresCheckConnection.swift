@@ -43,7 +43,7 @@ final class PostgresCheckConnection: Sendable {
 
     private func connected() async throws -> PostgresConnection {
         if let connection = open.withLock({ $0 }), !connection.isClosed { return connection }
-        let connection = try await connect()
+        let connection = try await Self.connect(to: location, within: wait, logger: logger)
         open.withLock { open in
             open.map(Self.end)
             open = connection
@@ -53,8 +53,7 @@ final class PostgresCheckConnection: Sendable {
 
     /// A new connection, or `StoreUnavailable` after `wait`: a server that accepts and then says nothing holds
     /// the handshake up for as long as it likes, and the driver's timeout covers only the TCP connect.
-    private func connect() async throws -> PostgresConnection {
-        let (wait, logger) = (wait, logger)
+    static func connect(to location: PostgresLocation, within wait: Duration, logger: Logger) async throws -> PostgresConnection {
         let configuration = try location.connectionConfiguration(connectTimeout: wait)
         do {
             return try await withThrowingTaskGroup(of: PostgresConnection?.self) { group in

@@ -106,8 +106,8 @@ enum PostgresSchema {
 
     /// Applies the pending migrations; returns the applied ones, oldest first.
     @discardableResult
-    static func migrate(_ client: PostgresClient, logger: Logger) async throws -> [String] {
-        try await client.transaction(.write, logger: logger) { connection in
+    static func migrate(_ connection: PostgresConnection, logger: Logger) async throws -> [String] {
+        try await connection.transaction(.write, logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresLock.migrations))", logger: logger)
             try await connection.query(
                 "CREATE TABLE IF NOT EXISTS catalogd_migrations (identifier TEXT PRIMARY KEY, applied_at TEXT NOT NULL)", logger: logger)

@@ -12,8 +12,7 @@ enum PostgresTransactionKind: String {
 }
 
 extension PostgresClient {
-    /// Runs `body` in one transaction on one pooled connection. Unlike `withTransaction`, an error from `body`
-    /// rolls back and is rethrown as it was, so that callers see `HistoryGone` or `InvalidQuery` themselves.
+    /// Runs `body` in one transaction on one pooled connection (see `PostgresConnection.transaction`).
     ///
     /// With a `lease`, nothing is sent unless `lease.take()` agrees once the connection is there.
     func transaction<Result: Sendable>(
@@ -21,16 +20,26 @@ extension PostgresClient {
     ) async throws -> Result {
         try await withConnection { connection in
             guard lease?.take() ?? true else { throw CancellationError() }
-            if kind == .single { return try await body(connection) }
-            try await connection.query(PostgresQuery(unsafeSQL: kind.rawValue), logger: logger)
-            do {
-                let result = try await body(connection)
-                try await connection.query("COMMIT", logger: logger)
-                return result
-            } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger)
-                throw error
-            }
+            return try await connection.transaction(kind, logger: logger, body)
+        }
+    }
+}
+
+extension PostgresConnection {
+    /// Runs `body` in one transaction. Unlike `withTransaction`, an error from `body` rolls back and is rethrown as
+    /// it was, so that callers see `HistoryGone` or `InvalidQuery` themselves.
+    nonisolated(nonsending) func transaction<Result: Sendable>(
+        _ kind: PostgresTransactionKind, logger: Logger, _ body: (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        if kind == .single { return try await body(self) }
+        try await query(PostgresQuery(unsafeSQL: kind.rawValue), logger: logger)
+        do {
+            let result = try await body(self)
+            try await query("COMMIT", logger: logger)
+            return result
+        } catch {
+            _ = try? await query("ROLLBACK", logger: logger)
+            throw error
         }
     }
 }

@@ -3,7 +3,6 @@ import CatalogStore
 import Foundation
 import GRDB
 import GRDBSQLite
-import ServiceLifecycle
 
 /// The catalogue in one embedded SQLite file, the default store: nothing to install or run beside catalogd.
 ///
@@ -90,11 +89,8 @@ public struct SQLiteCatalogStore: CatalogStore {
 
     public var description: String { path }
 
-    /// Keeps the store open until graceful shutdown, then closes it (which checkpoints the write-ahead log).
-    public func run() async throws {
-        try? await gracefulShutdown()
-        try close()
-    }
+    /// Nothing to run: each connection is a file handle that serves its calls by itself.
+    public func runConnections() async {}
 
     /// Row counts and the file's size.
     public func statistics() async throws -> StoreStatistics {
