@@ -1,3 +1,4 @@
+import CatalogStoreKit
 import Testing
 
 @testable import SQLiteStore

@@ -19,18 +19,19 @@ extension PostgresCatalogStore {
     }
 
     public func deleteProduct(serialCode: String, author: String) async throws -> Bool {
-        try await deleteRow(.product, table: "products", key: "serial_code", value: serialCode, author: author)
+        try await deleteRow(.product, key: serialCode, author: author)
     }
 
     public func deleteFilm(episodeID: Int, author: String) async throws -> Bool {
-        try await deleteRow(.film, table: "films", key: "episode_id::text", value: String(episodeID), author: author)
+        try await deleteRow(.film, key: String(episodeID), author: author)
     }
 
-    private func deleteRow(_ entity: Change.Entity, table: String, key: String, value: String, author: String) async throws -> Bool {
+    private func deleteRow(_ entity: Change.Entity, key: String, author: String) async throws -> Bool {
         try await recordingTransaction(author: author) { connection, log in
-            let deleted = try await fetch(connection, "DELETE FROM \(table) WHERE \(key) = $1 RETURNING 1", [value], decode: Self.integer)
+            let sql = "DELETE FROM \(entity.table) WHERE \(entity.keyColumn)::text = $1 RETURNING 1"
+            let deleted = try await fetch(connection, sql, [key], decode: Self.integer)
             guard !deleted.isEmpty else { return false }
-            try await log.record(entity, keys: [value], .delete)
+            try await log.record(entity, keys: [key], .delete)
             return true
         }
     }

@@ -63,24 +63,15 @@ struct PostgresFilmWriter {
 
     private func replaceLinksIfChanged(of film: Film, log: PostgresChangeLog) async throws -> Bool {
         let episodeID = Int64(film.episodeID)
-        var stored: [FilmLinkKind: [String]] = [:]
+        var stored = StoredFilmLinks()
         let query: PostgresQuery = "SELECT kind, url FROM film_links WHERE episode_id = \(episodeID) ORDER BY kind, position"
-        for try await (kindText, url) in try await log.connection.query(query, logger: log.logger).decode((String, String).self) {
-            guard let kind = FilmLinkKind(rawValue: kindText) else { throw UnreadableStoredValue(column: "film_links.kind", value: kindText) }
-            stored[kind, default: []].append(url)
+        for try await (kind, url) in try await log.connection.query(query, logger: log.logger).decode((String, String).self) {
+            try stored.add(kind: kind, url: url)
         }
-        if FilmLinkKind.allCases.allSatisfy({ (stored[$0] ?? []) == film.links($0) }) { return false }
+        if stored.match(film) { return false }
         try await log.connection.query("DELETE FROM film_links WHERE episode_id = \(episodeID)", logger: log.logger)
-        var kinds: [String] = []
-        var positions: [Int64] = []
-        var urls: [String] = []
-        for kind in FilmLinkKind.allCases {
-            for (position, url) in film.links(kind).enumerated() {
-                kinds.append(kind.rawValue)
-                positions.append(Int64(position))
-                urls.append(url)
-            }
-        }
+        let links = StoredFilmLinks.rows(of: film)
+        let (kinds, positions, urls) = (links.map(\.kind), links.map { Int64($0.position) }, links.map(\.url))
         try await log.connection.query(
             """
             INSERT INTO film_links (episode_id, kind, position, url)

@@ -42,10 +42,9 @@ struct PostgresListing {
     /// cursor, and the versions.
     func pageStatement(_ request: PageRequest, conditions: PostgresConditions, count: String?) throws -> PageStatement {
         let resolved = try ordering.resolve(request)
-        let (descending, cursor) = (resolved.descending, resolved.cursor)
+        let walk = KeysetWalk(resolved)
+        let cursor = resolved.cursor
         let sortExpression = expressions[resolved.field] ?? resolved.field
-        let forward = cursor?.direction != .previous
-        let ascendingInQuery = forward != descending
         var statement = conditions
         let countSQL = count ?? "SELECT COUNT(*) FROM \(table) \(conditions.whereSQL)"
         // Rows on the far side of the cursor, seen from the page: in one snapshot, the same as rows beyond the
@@ -58,11 +57,11 @@ struct PostgresListing {
             let sortValue = position.comparesKeyOnly ? "" : statement.parameter(cursor.sortValue)
             let key = statement.parameter(cursor.key)
             var probe = conditions
-            probe.add(position.condition(ascendingInQuery ? "<=" : ">=", sortValue: sortValue, key: key))
+            probe.add(position.condition(walk.cursorSide, sortValue: sortValue, key: key))
             beyondCursor = "EXISTS (SELECT 1 FROM \(table) \(probe.whereSQL))"
-            pageConditions.add(position.condition(ascendingInQuery ? ">" : "<", sortValue: sortValue, key: key))
+            pageConditions.add(position.condition(walk.pageSide, sortValue: sortValue, key: key))
         }
-        let direction = ascendingInQuery ? "ASC" : "DESC"
+        let direction = walk.direction
         let limit = statement.parameter(Int64(request.pageSize + 1))
         // The count, the probe and the versions are scalar subqueries, evaluated once and repeated on every row:
         // cheaper to plan and run than a join of the page to them.
@@ -86,8 +85,7 @@ struct PostgresListing {
         logger: Logger, into rows: Rows, append: (inout Rows, PostgresRandomAccessRow) throws -> Void
     ) async throws -> Page<Rows> {
         let statement = try pageStatement(request, conditions: conditions, count: count)
-        let resolved = statement.resolved
-        let forward = resolved.cursor?.direction != .previous
+        let walk = KeysetWalk(statement.resolved)
         var fetched: [PostgresRandomAccessRow] = []
         var metaRow: PostgresRandomAccessRow?
         for _ in 0..<Self.emptyPageAttempts where metaRow == nil {
@@ -109,23 +107,17 @@ struct PostgresListing {
         let versions = try PostgresCatalogStore.versions(from: metaRow)
         let hasMoreInQueryDirection = fetched.count > request.pageSize
         if hasMoreInQueryDirection { fetched.removeLast() }
-        if !forward { fetched.reverse() }
-        guard let first = fetched.first, let last = fetched.last else {
-            return Page(rows: rows, count: total, nextCursor: nil, previousCursor: nil, versions: versions)
+        func position(_ row: PostgresRandomAccessRow?) throws -> KeysetWalk.Position? {
+            guard let row else { return nil }
+            return (try .init(row["position_sort"]), try .init(row["position_key"]))
         }
-        func position(_ row: PostgresRandomAccessRow, _ direction: ListCursor.Direction) throws -> String {
-            ListCursor(
-                ordering: resolved.ordering, direction: direction, sortValue: try .init(row["position_sort"]),
-                key: try .init(row["position_key"])
-            ).encoded()
-        }
-        let hasNext = forward ? hasMoreInQueryDirection : beyond
-        let hasPrevious = forward ? beyond : hasMoreInQueryDirection
+        let (next, previous) = walk.cursors(
+            firstRead: try position(fetched.first), lastRead: try position(fetched.last), hasMoreInQueryDirection: hasMoreInQueryDirection,
+            hasRowsBehindCursor: beyond)
+        if !walk.forward { fetched.reverse() }
         var rows = rows
         for row in fetched { try append(&rows, row) }
-        return Page(
-            rows: rows, count: total, nextCursor: hasNext ? try position(last, .next) : nil,
-            previousCursor: hasPrevious ? try position(first, .previous) : nil, versions: versions)
+        return Page(rows: rows, count: total, nextCursor: next, previousCursor: previous, versions: versions)
     }
 }
 

@@ -1,33 +1,23 @@
 import CatalogModel
 import CatalogStore
+import CatalogStoreKit
 import Logging
 import PostgresNIO
 
 /// The column lists of the PostgreSQL tables, once each, and rows read back by column name.
 enum PostgresRows {
     /// The film columns a film record fills, after its key.
-    static let filmValues = ["title", "opening_crawl", "director", "producer", "release_date", "created", "edited", "source_url"]
-    static let filmColumns = (["episode_id"] + filmValues + FilmLinkKind.allCases.map(\.countColumn) + ["source", "changed_seq"])
-        .joined(separator: ", ")
+    static let filmValues = FilmColumn.values
+    static let filmColumns = FilmColumn.selected.joined(separator: ", ")
     /// The product columns a product record fills, after its key.
-    static let productValues = [
-        "name", "description", "category", "brand", "price", "price_micros", "stock", "updated_at", "source_url",
-    ]
-    static let productColumns = (["serial_code"] + productValues + ["source", "changed_seq"]).joined(separator: ", ")
+    static let productValues = ProductColumn.values.map(\.rawValue)
+    static let productColumns = ProductColumn.list(ProductColumn.allCases)
 
-    /// A value of a product column.
-    enum Field {
-        case text(String)
-        case integer(Int64)
+    /// A product's values in `productValues` order.
+    static func productFields(_ product: Product) -> [ProductColumn.Value] {
+        ProductColumn.values.compactMap { $0.value(in: product) }
     }
 
-    /// A product's values in `productValues` order, as the columns hold them: `''` for none.
-    static func productFields(_ product: Product) -> [Field] {
-        [
-            .text(product.name), .text(product.description), .text(product.category), .text(product.brand ?? ""), .text(product.price.text),
-            .integer(product.price.micros), .integer(Int64(product.stock)), .text(product.updatedAt ?? ""), .text(product.sourceURL ?? ""),
-        ]
-    }
     static let importColumns =
         "id, source, status, started_at, finished_at, fetched, inserted, updated, unchanged, deleted, rejected, error, started_by"
 
@@ -92,7 +82,7 @@ enum PostgresRows {
     }
 
     /// Where the text columns are in `productColumns`.
-    private static let productTextPositions = [0, 1, 2, 3, 4, 5, 8, 9, 10]
+    private static let productTextPositions = ProductColumn.allCases.filter(\.isText).map(\.position)
 
     static func category(_ row: PostgresRandomAccessRow) throws -> CategoryRow {
         CategoryRow(name: try row["name"].decode(String.self), productCount: Int(try row["product_count"].decode(Int64.self)))

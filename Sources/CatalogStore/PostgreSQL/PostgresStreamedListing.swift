@@ -36,7 +36,7 @@ final class PostgresStreamedListing: ImportStaging {
                 }
                 var inserted = 0
                 while true {
-                    switch await channel.next(within: longestWait) {
+                    switch try StreamedListingStep(await channel.next(within: longestWait), longestWait: longestWait) {
                     case .batch(var batch):
                         // Batches that came while the last statement ran go in with this one: a statement's round
                         // trip and planning cost as much as a few hundred rows.
@@ -47,8 +47,6 @@ final class PostgresStreamedListing: ImportStaging {
                         try await end.claim.verify(on: connection, logger: log.logger)
                         return try await PostgresCatalogStore.finishImport(
                             end.report, counts: WriteCounts(inserted: inserted), pages: end.pages, log: log)
-                    case .abort: throw StreamedListingTransaction<Completion>.Discarded()
-                    case .timedOut: throw StreamedListingAbandoned("no products from the feed for \(longestWait)")
                     }
                 }
             }

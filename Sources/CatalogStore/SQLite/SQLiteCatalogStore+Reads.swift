@@ -1,5 +1,6 @@
 import CatalogModel
 import CatalogStore
+import CatalogStoreKit
 import Foundation
 import GRDB
 import GRDBSQLite

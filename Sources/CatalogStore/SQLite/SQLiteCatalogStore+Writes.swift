@@ -27,18 +27,18 @@ extension SQLiteCatalogStore {
 
     /// Deletes one product; false when there was none.
     public func deleteProduct(serialCode: String, author: String) async throws -> Bool {
-        try await deleteRow(.product, table: "products", keyColumn: "serial_code", key: serialCode, author: author)
+        try await deleteRow(.product, key: serialCode, author: author)
     }
 
     /// Deletes one film and its links; false when there was none.
     public func deleteFilm(episodeID: Int, author: String) async throws -> Bool {
-        try await deleteRow(.film, table: "films", keyColumn: "episode_id", key: String(episodeID), author: author)
+        try await deleteRow(.film, key: String(episodeID), author: author)
     }
 
-    private func deleteRow(_ entity: Change.Entity, table: String, keyColumn: String, key: String, author: String) async throws -> Bool {
+    private func deleteRow(_ entity: Change.Entity, key: String, author: String) async throws -> Bool {
         try await database.write { db in
             var log = try SQLiteChangeLog(db, author: author)
-            try db.execute(sql: "DELETE FROM \(table) WHERE \(keyColumn) = ?", arguments: [key])
+            try db.execute(sql: "DELETE FROM \(entity.table) WHERE \(entity.keyColumn) = ?", arguments: [key])
             guard db.changesCount > 0 else { return false }
             try log.record(entity, key: key, .delete)
             try log.finish()

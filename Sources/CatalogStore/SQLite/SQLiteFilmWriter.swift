@@ -46,22 +46,17 @@ struct SQLiteFilmWriter {
     }
 
     private func replaceLinksIfChanged(of film: Film) throws -> Bool {
-        let stored = try Row.fetchAll(
+        var stored = StoredFilmLinks()
+        for row in try Row.fetchAll(
             db, sql: "SELECT kind, url FROM film_links WHERE episode_id = ? ORDER BY kind, position", arguments: [film.episodeID])
-        var storedLinks: [FilmLinkKind: [String]] = [:]
-        for row in stored {
-            let kindText: String = row["kind"]
-            guard let kind = FilmLinkKind(rawValue: kindText) else { throw UnreadableStoredValue(column: "film_links.kind", value: kindText) }
-            storedLinks[kind, default: []].append(row["url"])
+        {
+            try stored.add(kind: row["kind"], url: row["url"])
         }
-        let unchanged = FilmLinkKind.allCases.allSatisfy { (storedLinks[$0] ?? []) == film.links($0) }
-        if unchanged { return false }
+        if stored.match(film) { return false }
         try db.execute(sql: "DELETE FROM film_links WHERE episode_id = ?", arguments: [film.episodeID])
         let insert = try db.cachedStatement(sql: "INSERT INTO film_links (episode_id, kind, position, url) VALUES (?, ?, ?, ?)")
-        for kind in FilmLinkKind.allCases {
-            for (position, url) in film.links(kind).enumerated() {
-                try insert.execute(arguments: [film.episodeID, kind.rawValue, position, url])
-            }
+        for link in StoredFilmLinks.rows(of: film) {
+            try insert.execute(arguments: [film.episodeID, link.kind, link.position, link.url])
         }
         return true
     }

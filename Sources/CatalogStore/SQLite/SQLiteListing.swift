@@ -37,14 +37,12 @@ extension SQLiteListing {
         sql: String, arguments: [DatabaseValue], resolved: ListOrdering.Resolved
     ) {
         let resolved = try ordering.resolve(request)
-        let (descending, cursor) = (resolved.descending, resolved.cursor)
+        let walk = KeysetWalk(resolved)
+        let (cursor, direction) = (resolved.cursor, walk.direction)
         let sortExpression = sortExpression(resolved.field)
-        let forward = cursor?.direction != .previous
-        let ascendingInQuery = forward != descending
         let position = KeysetComparison(sortExpression: sortExpression, keyColumn: keyColumn)
         var pageConditions = conditions
-        if let cursor { pageConditions.add(position, ascendingInQuery ? ">" : "<", cursor) }
-        let direction = ascendingInQuery ? "ASC" : "DESC"
+        if let cursor { pageConditions.add(position, walk.pageSide, cursor) }
         // Walking an index in the page's order reads as many rows as the page shows, or as many more as the filters
         // pass over; left to choose, SQLite took the filter's index and sorted all it selects (a category's products
         // by price) whenever it had no statistics to weigh them, which is always here.
@@ -56,7 +54,7 @@ extension SQLiteListing {
         var hasRowsBehind = "0"
         if let cursor {
             behind = conditions
-            behind.add(position, ascendingInQuery ? "<=" : ">=", cursor)
+            behind.add(position, walk.cursorSide, cursor)
             hasRowsBehind = "EXISTS (SELECT 1 FROM \(source) \(behind.whereSQL))"
         }
         // The key twice in ORDER BY makes SQLite sort what an index on (filter, key) gives in order.
@@ -83,11 +81,11 @@ extension SQLiteListing {
         append: (inout Rows, Source.Row, SQLiteStatement) throws -> Void
     ) throws -> (next: String?, previous: String?) {
         let (sql, arguments, resolved) = try pageStatement(request, conditions: conditions)
-        let forward = resolved.cursor?.direction != .previous
+        let walk = KeysetWalk(resolved)
         // Cursors start from the edges of the page: its first row as read, and its last when the page is full (a
         // page that is not has nothing beyond it in the query's direction).
-        var firstRead: ListCursor?
-        var lastRead: ListCursor?
+        var firstRead: KeysetWalk.Position?
+        var lastRead: KeysetWalk.Position?
         var count = 0
         // The row after the page only tells that there is more: it is not read.
         var hasMoreInQueryDirection = false
@@ -98,11 +96,7 @@ extension SQLiteListing {
                 return false
             }
             let columns = DirectRow(statement: statement)
-            func position() -> ListCursor {
-                ListCursor(
-                    ordering: resolved.ordering, direction: .next, sortValue: columns.value(KeysetColumn.sortValue),
-                    key: columns.value(KeysetColumn.key))
-            }
+            func position() -> KeysetWalk.Position { (columns.value(KeysetColumn.sortValue), columns.value(KeysetColumn.key)) }
             if count == 0 {
                 hasRowsBehindCursor = columns.integer(KeysetColumn.rowsBehind) != 0
                 firstRead = position()
@@ -112,17 +106,8 @@ extension SQLiteListing {
             try append(&rows, row, statement)
             return true
         }
-        if !forward { rows.reverse() }
-        func encoded(_ edge: ListCursor?, _ direction: ListCursor.Direction) -> String? {
-            guard var edge else { return nil }
-            edge.direction = direction
-            return edge.encoded()
-        }
-        // Read backwards, the page's first row was read last.
-        let hasNext = forward ? hasMoreInQueryDirection : hasRowsBehindCursor
-        let hasPrevious = forward ? hasRowsBehindCursor : hasMoreInQueryDirection
-        return (
-            hasNext ? encoded(forward ? lastRead : firstRead, .next) : nil, hasPrevious ? encoded(forward ? firstRead : lastRead, .previous) : nil
-        )
+        if !walk.forward { rows.reverse() }
+        return walk.cursors(
+            firstRead: firstRead, lastRead: lastRead, hasMoreInQueryDirection: hasMoreInQueryDirection, hasRowsBehindCursor: hasRowsBehindCursor)
     }
 }

@@ -30,13 +30,11 @@ final class SQLiteStreamedListing: ImportStaging {
                 var completion: Completion?
                 let counts = try SQLiteProductWriter.apply(
                     batches: {
-                        switch channel.receive(within: longestWait) {
+                        switch try StreamedListingStep(channel.receive(within: longestWait), longestWait: longestWait) {
                         case .batch(let batch): return batch
                         case .end(let end):
                             completion = end
                             return nil
-                        case .abort: throw StreamedListingTransaction<Completion>.Discarded()
-                        case .timedOut: throw StreamedListingAbandoned("no products from the feed for \(longestWait)")
                         }
                     }, mode: .mirror(source), db: db, log: &log)
                 guard let completion else { throw StreamedListingTransaction<Completion>.Discarded() }
