@@ -15,6 +15,8 @@ public struct PostgresCatalogStore: CatalogStore {
     static let commitChannel = "catalogd_commits"
     /// The longest a request waits for a pooled connection before it is answered 503, unless told otherwise.
     public static let defaultConnectionWait: Duration = .seconds(2)
+    /// The least time the migrations' connection waits for the server to answer (see `migrate`).
+    static let migrationConnectionWait: Duration = .seconds(10)
     /// How often `watchCommits` asks for the newest seq while its listening connection is down.
     static let fallbackPollInterval: Duration = .milliseconds(500)
 
@@ -66,9 +68,12 @@ public struct PostgresCatalogStore: CatalogStore {
             checkConnection: PostgresCheckConnection(location: location, wait: connectionWait, logger: logger))
     }
 
-    /// Migrations run before the pool does, so that the pool runs only inside its owner's structure.
+    /// Migrations run before the pool does, so that the pool runs only inside its owner's structure. Their
+    /// connection waits at least `migrationConnectionWait` for the server's answer: a server starting up, or a
+    /// machine busy starting several replicas, takes longer than a request should wait.
     private static func migrate(_ location: PostgresLocation, connectionWait: Duration, logger: Logger) async throws {
-        let connection = try await PostgresCheckConnection.connect(to: location, within: connectionWait, logger: logger)
+        let wait = max(connectionWait, migrationConnectionWait)
+        let connection = try await PostgresCheckConnection.connect(to: location, within: wait, logger: logger)
         do {
             try await PostgresSchema.migrate(connection, logger: logger)
         } catch {

@@ -11,3 +11,15 @@ extension ListCursor.Value {
         }
     }
 }
+
+extension ListCursor.Value {
+    /// A value of a row, read back; a real or a blob, which no checked column holds, reads as its text.
+    init(_ value: DatabaseValue) {
+        switch value.storage {
+        case .null: self = .null
+        case .int64(let number): self = .integer(number)
+        case .string(let text): self = .text(text)
+        case .double, .blob: self = .text(value.description)
+        }
+    }
+}
