@@ -9,11 +9,8 @@ Loopback only; every wait is bounded.
 """
 
 import argparse
-import datetime
 import json
 import os
-import platform
-import re
 import shutil
 import sqlite3
 import statistics
@@ -23,121 +20,11 @@ import tempfile
 import time
 import urllib.request
 
-from loopback import free_port, get_json, memory_kib, wait_for
+from bench_common import IMPORT_ROUNDS, catalogd_import, median_run, ratio, run_facts, run_wrk, start_catalogd, timed
+from harness import Processes, free_port, get_json, memory_kib, wait_for
 
-PAGE_SIZE = 1000
 CATEGORY = "category-3"
 GZIP_PAGE = "/products?page_size=100, gzip"
-
-
-
-
-
-
-
-
-class Processes:
-    """Every process started here, stopped on the way out."""
-
-    def __init__(self, work):
-        self.work = work
-        self.running = []
-
-    def start(self, name, command, env=None):
-        log = open(os.path.join(self.work, f"{name}.log"), "w")
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                   env={**os.environ, **(env or {})})
-        self.running.append(process)
-        return process
-
-    def stop(self, process):
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        self.running.remove(process)
-
-    def stop_all(self):
-        for process in list(self.running):
-            self.stop(process)
-
-
-def cpu_seconds(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-
-
-def wrk_duration(text):
-    number, unit = re.fullmatch(r"([\d.]+)(us|ms|s|m)", text).groups()
-    return float(number) * {"us": 1e-3, "ms": 1.0, "s": 1e3, "m": 60e3}[unit]
-
-
-def run_wrk(url, pid, duration, connections, headers=()):
-    """req/s, p50 and p99 in ms, CPU ms per request of the server, errors."""
-    cpu_before = cpu_seconds(pid)
-    output = subprocess.run(
-        ["wrk", "-t1", f"-c{connections}", f"-d{duration}s", "--timeout", "10s", "--latency",
-         *[argument for header in headers for argument in ("-H", header)], url],
-        capture_output=True, text=True, timeout=duration + 60, check=True).stdout
-    cpu = cpu_seconds(pid) - cpu_before
-    requests = int(re.search(r"(\d+) requests in", output).group(1))
-    errors = sum(int(n) for n in re.findall(r"(?:connect|read|write|timeout) (\d+)", output))
-    non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
-    latencies = dict(re.findall(r"^\s+(50|99)%\s+(\S+)\s*$", output, re.M))
-    return {
-        "rps": float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1)),
-        # No latency lines: no request finished within wrk's timeout (they count as errors).
-        "p50_ms": wrk_duration(latencies["50"]) if "50" in latencies else float("nan"),
-        "p99_ms": wrk_duration(latencies["99"]) if "99" in latencies else float("nan"),
-        "cpu_ms_per_request": 1000 * cpu / max(requests, 1),
-        "requests": requests,
-        "errors": errors + (int(non_2xx.group(1)) if non_2xx else 0),
-    }
-
-
-def timed(command):
-    elapsed, output, _ = timed_with_peak_rss(command)
-    return elapsed, output
-
-
-def timed_with_peak_rss(command):
-    """Seconds, standard output and peak RSS in MiB of one command (its own rusage, from wait4)."""
-    start = time.monotonic()
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        process = subprocess.Popen(command, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
-        deadline = time.monotonic() + 3600
-        while True:
-            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() > deadline:
-                process.kill()
-                raise SystemExit(f"timed out: {' '.join(command)}")
-            time.sleep(0.01)
-        elapsed = time.monotonic() - start
-        process.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        stdout, stderr = out.read().decode(), err.read().decode()
-    if process.returncode != 0:
-        raise SystemExit(f"failed: {' '.join(command)}\n{stdout}\n{stderr}")
-    return elapsed, stdout, usage.ru_maxrss / 1024
-
-
-def catalogd_import(bin_dir, database, source_url, label, products):
-    seconds, output, peak_rss_mib = timed_with_peak_rss([os.path.join(bin_dir, "catalogd"), "import", "products", "--database", database,
-                             "--from", source_url, "--products-page-size", str(PAGE_SIZE), "--json",
-                             "--log-level", "warning"])
-    report = json.loads(output)
-    written = report["inserted"] + report["updated"] + report["deleted"]
-    return {"label": label, "seconds": seconds, "rows_per_second": products / seconds, "inserted": report["inserted"],
-            "updated": report["updated"], "unchanged": report["unchanged"], "rows_written": written,
-            "peak_rss_mib": peak_rss_mib}
 
 
 RAW_SQLITE = """
@@ -204,30 +91,6 @@ def measure_imports(args, processes, work, products):
         [sys.executable, "-c", RAW_SQLITE, json_file, os.path.join(work, f"raw-{round}.sqlite")])))
     processes.stop_all()
     return database, runs
-
-
-IMPORT_ROUNDS = 3
-
-
-def median_run(measure):
-    """The run of median time among IMPORT_ROUNDS of `measure` (given the round), with every round's seconds: one
-    import on this shared machine moves by 10-15 % from run to run."""
-    runs = sorted((measure(round) for round in range(IMPORT_ROUNDS)), key=lambda run: run["seconds"])
-    median = {**runs[len(runs) // 2], "rounds_seconds": [run["seconds"] for run in runs]}
-    if "peak_rss_mib" in median:
-        # Memory is a bound, not a typical value: the highest of the rounds.
-        median["peak_rss_mib"] = max(run["peak_rss_mib"] for run in runs)
-    return median
-
-
-def start_catalogd(args, processes, database, name, extra=()):
-    port = free_port()
-    process = processes.start(name, [
-        os.path.join(args.bin, "catalogd"), "serve", "--port", str(port), "--database", database, "--films-url", "",
-        "--products-url", "", "--import-interval", "off", *extra])
-    base = f"http://127.0.0.1:{port}"
-    wait_for(base + "/readyz")
-    return process, base
 
 
 def page_bytes(url):
@@ -394,21 +257,6 @@ def paired_rounds(args, first, second, field):
             a = run_wrk(*first[:2], 3, args.connections, *first[2:])[field]
         rounds.append(ratio(a, b))
     return {"rounds": rounds, "median": statistics.median(rounds)}
-
-
-def run_facts(args, products):
-    """What every result file starts with: when, where, how much, and how hard wrk pushed."""
-    return {
-        "date": datetime.date.today().isoformat(),
-        "machine": f"{os.cpu_count()} cores, {platform.machine()}, {platform.system()} {platform.release()}",
-        "products": products,
-        "connections": args.connections,
-        "wrk_seconds": args.duration,
-    }
-
-
-def ratio(a, b):
-    return a / b if b else float("nan")
 
 
 def summarize(imports, serving, memory, pairs, pages, products):

@@ -8,14 +8,20 @@ catalogd, so the same indexes and count triggers), in one transaction.
 Serving: wrk against a PostgreSQL-backed replica (repeated page, and with the response cache off) and its
 /healthz, the same against SQLite, and pgbench running the keyset SELECT of the uncached first page (the target's
 reference) and the whole statement catalogd sends for that page (its rows with the count and the versions).
+Both statements are read from what catalogd ran, never copied from its sources: before serving, one request for the
+page goes to a catalogd started with PostgreSQL logging every statement of that database
+(log_min_duration_statement = 0, for that database alone and only for that request), and the statement is read
+back from the cluster's log with the parameters PostgreSQL logged beside it written in as literals; the keyset SELECT
+is that statement without the columns after the rows' key (the count, the probe behind the cursor, the versions).
 For the uncached page the CPU of PostgreSQL's server processes is measured too, and set against the CPU per page
 that the target leaves to catalogd, PostgreSQL and wrk together on this machine's cores.
+The physical reference names the product columns it writes (PRODUCT_VALUES): it is the bench's own import, and a
+migrated table that lacks one of them fails the run.
 The throwaway cluster runs with fsync off (scripts/postgres), for catalogd and the reference alike.
 Loopback only; every wait is bounded; the cluster and every process are stopped on the way out.
 """
 
 import csv
-import glob
 import json
 import os
 import pwd
@@ -24,44 +30,15 @@ import shutil
 import subprocess
 import tempfile
 import time
+import urllib.request
 
-from bench import IMPORT_ROUNDS, Processes, catalogd_import, cpu_seconds, median_run, ratio, run_facts, run_wrk, start_catalogd, timed
-from loopback import free_port, wait_for
+from bench_common import IMPORT_ROUNDS, catalogd_import, median_run, ratio, run_facts, run_wrk, start_catalogd, timed
+from harness import Postgres, Processes, cpu_seconds, free_port, psql, wait_for
 
-SCRIPTS = os.path.dirname(os.path.abspath(__file__))
 PRODUCT_VALUES = ["name", "description", "category", "brand", "price", "price_micros", "stock", "updated_at", "source_url"]
-# The first 100-row page of /products: the SELECT catalogd's PostgreSQL store runs for it (one row more, to
-# know whether there is a next page).
-PAGE_SELECT = ("SELECT serial_code, " + ", ".join(PRODUCT_VALUES) + ", source, changed_seq, serial_code AS position_sort, "
-               "serial_code AS position_key FROM products ORDER BY serial_code ASC, serial_code ASC LIMIT 101;\n")
-# The whole statement catalogd's PostgreSQL store sends for that page (PostgresListing.page): the same rows with
-# the count from the derived category counts, whether rows lie before the page, and the four versions.
-PAGE_STATEMENT = PAGE_SELECT.replace(" FROM products ", ", COALESCE((SELECT SUM(product_count) FROM categories), 0)::bigint "
-    "AS listing_count, false AS beyond_cursor, (SELECT version FROM versions WHERE name = 'films') AS films_version, "
-    "(SELECT version FROM versions WHERE name = 'products') AS products_version, (SELECT version FROM versions WHERE "
-    "name = 'imports') AS imports_version, (SELECT last_seq FROM history_state) AS last_seq FROM products ", 1)
+# The page every serving figure is of: the first 100 rows of /products.
+PAGE = "/products?page_size=100"
 POOL_SIZE = 10
-
-
-class Cluster:
-    """A throwaway PostgreSQL cluster on a loopback port (scripts/postgres)."""
-
-    def __init__(self, work):
-        self.directory = os.path.join(work, "postgres")
-        self.url = subprocess.run([os.path.join(SCRIPTS, "postgres"), "start", self.directory, str(free_port())],
-                                  capture_output=True, text=True, check=True, timeout=600).stdout.strip()
-        self.bin = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda path: int(path.split("/")[-2]))[-1]
-
-    def database(self, name):
-        self.psql(self.url, "-c", f"CREATE DATABASE {name}")
-        return self.url.rsplit("/", 1)[0] + "/" + name
-
-    def psql(self, url, *arguments):
-        return subprocess.run([os.path.join(self.bin, "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", url, *arguments],
-                              capture_output=True, text=True, check=True, timeout=3600).stdout
-
-    def stop(self):
-        subprocess.run([os.path.join(SCRIPTS, "postgres"), "stop", self.directory], timeout=120)
 
 
 def write_reference_rows(json_file, csv_file):
@@ -122,7 +99,7 @@ def measure_imports(args, processes, cluster, work, products):
         reference = cluster.database(f"reference{round}")
         timed([os.path.join(args.bin, "catalogd"), "migrate", "--database", reference, "--log-level", "warning"])
         seconds, _ = timed([os.path.join(cluster.bin, "psql"), "-X", "-q", "-1", "-v", "ON_ERROR_STOP=1", reference, "-f", script])
-        loaded = int(cluster.psql(reference, "-At", "-c", "SELECT COUNT(*) FROM products").strip())
+        loaded = int(psql(reference, "-At", "-c", "SELECT COUNT(*) FROM products").strip())
         if loaded != products:
             raise SystemExit(f"the reference loaded {loaded} products, not {products}")
         return {"label": "psql \\copy + INSERT … ON CONFLICT (physical reference)", "seconds": seconds, "rows_per_second": products / seconds}
@@ -145,11 +122,76 @@ def postgres_cpu_seconds():
     return total
 
 
-def run_pgbench(cluster, url, work, duration, statement=PAGE_SELECT, mode="extended"):
+def statement_catalogd_sends(args, processes, cluster, database, path):
+    """The statement of catalogd's PostgreSQL store that reads the rows of GET `path` (the one that selects a
+    `position_key`), with its parameters written in as the literals PostgreSQL logged: statement logging is turned
+    on for `database` alone, a catalogd started for it with its response cache off answers the one request and is
+    stopped, logging is turned off again, and the cluster's log is read back (through the server: the file is its)."""
+    name = database.split("?")[0].rsplit("/", 1)[1]
+    log_bytes = int(psql(cluster.url, "-At", "-c", f"SELECT (pg_stat_file('{cluster.log_file}')).size"))
+    psql(cluster.url, "-c", f"ALTER DATABASE {name} SET log_min_duration_statement = 0")
+    try:
+        server, base = start_catalogd(args, processes, database, "catalogd-postgres-statements", ["--response-cache", "off"])
+        with urllib.request.urlopen(base + path, timeout=60) as response:
+            response.read()
+        processes.stop(server)
+    finally:
+        psql(cluster.url, "-c", f"ALTER DATABASE {name} RESET log_min_duration_statement")
+    log = psql(cluster.url, "-At", "-c", f"SELECT pg_read_file('{cluster.log_file}')").encode()[log_bytes:].decode(errors="replace")
+    for statement in logged_statements(log):
+        if " AS position_key" in statement:
+            return statement
+    raise SystemExit(f"PostgreSQL logged no statement of catalogd's selecting a position_key for {path}:\n{log[-3000:]}")
+
+
+def logged_statements(log):
+    """The statements a server log shows executed (log_min_duration_statement), each on one line, with the
+    parameters of the DETAIL line after it written in as the literals the log gives."""
+    entries = []
+    for line in log.splitlines():
+        if line.startswith("\t") and entries:
+            entries[-1] += "\n" + line[1:]  # a message's later lines are indented with a tab
+        else:
+            entries.append(line)
+    statements = []
+    for index, entry in enumerate(entries):
+        executed = re.search(r"LOG:  duration: [\d.]+ ms  (?:execute [^:]*|statement): (.*)", entry, re.S)
+        if not executed:
+            continue
+        statement = " ".join(executed.group(1).split())
+        detail = re.search(r"DETAIL:  parameters: (.*)", entries[index + 1], re.S | re.I) if index + 1 < len(entries) else None
+        parameters = dict(re.findall(r"\$(\d+) = ('(?:[^']|'')*'|NULL)", detail.group(1))) if detail else {}
+        statement = re.sub(r"\$(\d+)\b", lambda m: parameters.get(m.group(1), m.group(0)), statement)
+        if re.search(r"\$\d", statement):
+            raise SystemExit(f"a parameter of a logged statement has no value in the log: {statement}")
+        statements.append(statement)
+    return statements
+
+
+def without_meta_columns(statement):
+    """The keyset SELECT of a page: `statement` without the columns after its rows' key (`position_key`), which
+    PostgresListing.pageStatement adds to every row (the count over all pages, the probe behind the cursor, the
+    versions); they end at the first FROM outside parentheses and quotes."""
+    start = statement.index(" AS position_key") + len(" AS position_key")
+    depth, quoted = 0, False
+    for index in range(start, len(statement)):
+        character = statement[index]
+        if character == "'":
+            quoted = not quoted
+        elif not quoted and character == "(":
+            depth += 1
+        elif not quoted and character == ")":
+            depth -= 1
+        elif not quoted and depth == 0 and statement.startswith(" FROM ", index):
+            return statement[:start] + statement[index:]
+    raise SystemExit(f"no FROM after the page's columns in {statement}")
+
+
+def run_pgbench(cluster, url, work, duration, statement, mode="extended"):
     """Transactions per second of pgbench running `statement` on as many connections as catalogd's pool."""
     script = os.path.join(work, "page.sql")
     with open(script, "w") as f:
-        f.write(statement)
+        f.write(statement + ";\n")
     output = subprocess.run([os.path.join(cluster.bin, "pgbench"), "-n", "-M", mode, "-c", str(POOL_SIZE), "-j", "1",
                              "-T", str(duration), "-f", script, url],
                             capture_output=True, text=True, check=True, timeout=duration + 120).stdout
@@ -157,15 +199,18 @@ def run_pgbench(cluster, url, work, duration, statement=PAGE_SELECT, mode="exten
 
 
 def measure_serving(args, processes, cluster, postgres, sqlite, work):
-    page = "/products?page_size=100"
+    """The serving figures by name, and the two statements pgbench ran."""
+    whole = statement_catalogd_sends(args, processes, cluster, postgres, PAGE)
+    statements = {"whole page statement": whole, "page SELECT": without_meta_columns(whole)}
+    print(f"  the page's statement, as catalogd sent it: {whole}", flush=True)
     results = {}
     for engine, database in [("postgres", postgres), ("sqlite", sqlite)]:
         cached, base = start_catalogd(args, processes, database, f"catalogd-{engine}")
         uncached, uncached_base = start_catalogd(args, processes, database, f"catalogd-{engine}-uncached", ["--response-cache", "off"])
         results[f"{engine} /healthz"] = run_wrk(base + "/healthz", cached.pid, args.duration, args.connections)
-        results[f"{engine} repeated page"] = run_wrk(base + page, cached.pid, args.duration, args.connections)
+        results[f"{engine} repeated page"] = run_wrk(base + PAGE, cached.pid, args.duration, args.connections)
         postgres_before = postgres_cpu_seconds()
-        results[f"{engine} uncached page"] = run_wrk(uncached_base + page, uncached.pid, args.duration, args.connections)
+        results[f"{engine} uncached page"] = run_wrk(uncached_base + PAGE, uncached.pid, args.duration, args.connections)
         if engine == "postgres":
             results["postgres uncached page"]["postgres_cpu_ms_per_request"] = (
                 1000 * (postgres_cpu_seconds() - postgres_before) / max(results["postgres uncached page"]["requests"], 1))
@@ -173,12 +218,12 @@ def measure_serving(args, processes, cluster, postgres, sqlite, work):
             print(f"  {engine} {name}: {results[f'{engine} {name}']['rps']:,.0f} req/s", flush=True)
         processes.stop(cached)
         processes.stop(uncached)
-    results["pgbench page SELECT"] = run_pgbench(cluster, postgres, work, args.duration)
-    results["pgbench whole page statement"] = run_pgbench(cluster, postgres, work, args.duration, PAGE_STATEMENT)
-    results["pgbench whole page statement, prepared"] = run_pgbench(cluster, postgres, work, args.duration, PAGE_STATEMENT, "prepared")
+    results["pgbench page SELECT"] = run_pgbench(cluster, postgres, work, args.duration, statements["page SELECT"])
+    results["pgbench whole page statement"] = run_pgbench(cluster, postgres, work, args.duration, whole)
+    results["pgbench whole page statement, prepared"] = run_pgbench(cluster, postgres, work, args.duration, whole, "prepared")
     for name in ("pgbench page SELECT", "pgbench whole page statement", "pgbench whole page statement, prepared"):
         print(f"  {name}: {results[name]['rps']:,.0f} tps", flush=True)
-    return results
+    return results, statements
 
 
 def cpu_budget(serving):
@@ -242,22 +287,22 @@ def print_tables(result):
 
 def main(args, products):
     work = tempfile.mkdtemp(prefix="catalogd-bench-postgres-")
-    os.chmod(work, 0o755)
     processes = Processes(work)
     cluster = None
     started = time.monotonic()
     try:
-        cluster = Cluster(work)
+        cluster = Postgres()
         print(f"importing {products:,} products (catalogd on PostgreSQL and on SQLite, psql reference)", flush=True)
         postgres, sqlite, imports = measure_imports(args, processes, cluster, work, products)
         for run in imports:
             print(f"  {run['label']}: {run['seconds']:.2f} s", flush=True)
         print("serving (wrk, pgbench)", flush=True)
-        serving = measure_serving(args, processes, cluster, postgres, sqlite, work)
+        serving, statements = measure_serving(args, processes, cluster, postgres, sqlite, work)
         result = {
             **run_facts(args, products),
             "imports": imports,
             "serving": serving,
+            "pgbench_statements": statements,
             "targets": summarize(imports, serving),
             "uncached_page_cpu": cpu_budget(serving),
             "elapsed_seconds": time.monotonic() - started,

@@ -20,7 +20,7 @@ import time
 import urllib.parse
 import urllib.request
 
-from loopback import free_port, wait_for
+from harness import Processes, free_port, wait_for
 
 
 def timed(command, **kwargs):
@@ -34,23 +34,21 @@ class Served:
 
     def __init__(self, binary, database):
         self.port = free_port()
-        self.process = subprocess.Popen(
-            [binary, "serve", "--port", str(self.port), "--database", database, "--films-url", "", "--products-url", "",
-             "--import-interval", "off", "--response-cache", "off", "--log-level", "warning"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.processes = Processes(timeout=20)
+        self.processes.start(None, [binary, "serve", "--port", str(self.port), "--database", database, "--films-url", "",
+                                    "--products-url", "", "--import-interval", "off", "--response-cache", "off", "--log-level", "warning"])
         self.base = f"http://127.0.0.1:{self.port}"
 
     def __enter__(self):
-        wait_for(self.base + "/readyz")
+        try:
+            wait_for(self.base + "/readyz")
+        except BaseException:
+            self.processes.stop_all()
+            raise
         return self
 
     def __exit__(self, *exc):
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        self.processes.stop_all()
 
     def ms(self, path):
         return timed_get(self.base + path)
@@ -160,8 +158,8 @@ def tantivy_anchor(listing, words, rounds, work):
             times.append((time.perf_counter() - started) * 1000)
         in_process[label] = {"median_ms": statistics.median(times)}
     port = free_port()
-    server = subprocess.Popen([sys.executable, __file__, "--serve-tantivy", path, "--port", str(port)])
-    try:
+    with Processes(timeout=20) as processes:
+        processes.start(None, [sys.executable, __file__, "--serve-tantivy", path, "--port", str(port)])
         base = f"http://127.0.0.1:{port}"
         wait_for(base + "/readyz")
         for label, texts in tantivy_queries(words).items():
@@ -171,9 +169,6 @@ def tantivy_anchor(listing, words, rounds, work):
                 elapsed, _ = timed_get(f"{base}/products?search={text}&page_size={20 + round_index}")
                 times.append(elapsed)
             over_http[label] = {"median_ms": statistics.median(times)}
-    finally:
-        server.terminate()
-        server.wait(timeout=20)
     return build, in_process, over_http
 
 

@@ -7,8 +7,6 @@ it stops; every wait is bounded.
 import argparse
 import json
 import os
-import subprocess
-import sys
 import tempfile
 import time
 import urllib.parse
@@ -23,8 +21,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
-sys.path.insert(0, os.path.dirname(__file__))
-from loopback import free_port, get_json, wait_for  # noqa: E402
+from harness import Processes, free_port, get_json, wait_for
 
 TOKEN = "browser-token"
 # Names a feed or a writer could send that would run if a page wrote them as markup: each would set
@@ -49,37 +46,36 @@ class Servers:
     def __init__(self, bin_dir, work):
         self.work = work
         upstream_port, port = free_port(), free_port()
-        self.processes = [subprocess.Popen(
-            [f"{bin_dir}/catalog-fixtures", "serve", "--port", str(upstream_port), "--products", "1000", "--seed", "1"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
-        wait_for(f"http://127.0.0.1:{upstream_port}/products?limit=1", 30)
-        environment = dict(os.environ, CATALOG_API_TOKEN=TOKEN,
-                           CATALOG_FILMS_URL=f"http://127.0.0.1:{upstream_port}/api/films/",
+        self.processes = Processes(work, timeout=20)
+        self.processes.start(None, [f"{bin_dir}/catalog-fixtures", "serve", "--port", str(upstream_port), "--products", "1000",
+                                    "--seed", "1"])
+        environment = dict(CATALOG_API_TOKEN=TOKEN, CATALOG_FILMS_URL=f"http://127.0.0.1:{upstream_port}/api/films/",
                            CATALOG_PRODUCTS_URL=f"http://127.0.0.1:{upstream_port}/products")
-        self.processes.append(subprocess.Popen(
-            [f"{bin_dir}/catalogd", "serve", "--port", str(port), "--database", f"{work}/catalog.sqlite",
-             "--import-interval", "1h"],
-            env=environment, stdout=open(f"{work}/catalogd.log", "w"), stderr=subprocess.STDOUT))
+        try:
+            wait_for(f"http://127.0.0.1:{upstream_port}/products?limit=1", 30)
+            self.processes.start("catalogd", [f"{bin_dir}/catalogd", "serve", "--port", str(port), "--database",
+                                              f"{work}/catalog.sqlite", "--import-interval", "1h"], env=environment)
+        except BaseException:
+            self.processes.stop_all()
+            raise
         self.base = f"http://127.0.0.1:{port}"
 
     def __enter__(self):
-        wait_for(self.base + "/readyz", 60)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            runs = get_json(self.base + "/imports")["results"]
-            if sum(1 for run in runs if run["status"] == "succeeded") == 2:
-                return self
-            time.sleep(0.1)
-        raise RuntimeError("the start-up imports did not both succeed within 60 s")
+        try:
+            wait_for(self.base + "/readyz", 60)
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                runs = get_json(self.base + "/imports")["results"]
+                if sum(1 for run in runs if run["status"] == "succeeded") == 2:
+                    return self
+                time.sleep(0.1)
+            raise RuntimeError("the start-up imports did not both succeed within 60 s")
+        except BaseException:
+            self.processes.stop_all()
+            raise
 
     def __exit__(self, *exc):
-        for process in reversed(self.processes):
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        self.processes.stop_all()
 
     def put_product(self, serial_code, name):
         body = json.dumps({"name": name, "description": f"hostile {name}", "category": name, "brand": name,

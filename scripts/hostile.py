@@ -7,7 +7,9 @@ Starts the fake upstream and `catalogd serve`, waits for both start-up imports, 
      path traversal, absurd page sizes and forged cursors, slow clients (slowloris) and many idle
      connections.
 Every error answer must be application/problem+json with Cache-Control: no-store and must not leak
-SQL, SQLite or Swift source text. Prints one table (check, result, detail); exits 1 on any FAIL.
+SQL, SQLite or Swift source text. Prints one table (check, result, detail); exits 1 on any FAIL. With --json FILE,
+also writes the checks there as JSON, for a caller to read rather than scrape the table: {"checks": N, "failed": N,
+"results": [{"check", "ok", "detail"}], "timings": {name: seconds}, "figures": {…}, "seconds": total}.
 
 Every wait is bounded; every loop has a fixed count.
 """
@@ -30,6 +32,8 @@ import tempfile
 import time
 import urllib.parse
 
+from harness import Processes, free_port
+
 TOKEN = "hostile-token"
 # The server under test closes idle and slow connections after this many seconds (--idle-timeout);
 # the slow-client window waits three times as long.
@@ -46,12 +50,6 @@ def record(check, ok, detail=""):
     results.append((check, ok, detail))
     mark = "pass" if ok else "FAIL"
     print(f"  [{mark}] {check}: {detail}"[:2000], flush=True)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -779,27 +777,24 @@ def main():
     parser.add_argument("--out", required=True, help="directory for logs and reports (kept)")
     parser.add_argument("--idle", type=int, default=2000)
     parser.add_argument("--skip-schemathesis", action="store_true")
+    parser.add_argument("--json", help="also write the results to this file as JSON")
     args = parser.parse_args()
     begun = time.monotonic()
     args.out = os.path.abspath(args.out)
     os.makedirs(args.out, exist_ok=True)
     work = tempfile.mkdtemp(prefix="catalogd-hostile-")
-    processes = []
+    processes = Processes(args.out, timeout=10)
     timings = {}
     try:
         upstream_port, port = free_port(), free_port()
-        processes.append(subprocess.Popen(
-            [os.path.join(args.bin, "catalog-fixtures"), "serve", "--port", str(upstream_port), "--films", "6",
-             "--products", "1000", "--seed", "1"],
-            stdout=open(os.path.join(args.out, "upstream.log"), "w"), stderr=subprocess.STDOUT))
-        env = dict(os.environ, CATALOG_FILMS_URL=f"http://{HOST}:{upstream_port}/api/films/",
+        processes.start("upstream", [os.path.join(args.bin, "catalog-fixtures"), "serve", "--port", str(upstream_port), "--films", "6",
+                                     "--products", "1000", "--seed", "1"])
+        env = dict(CATALOG_FILMS_URL=f"http://{HOST}:{upstream_port}/api/films/",
                    CATALOG_PRODUCTS_URL=f"http://{HOST}:{upstream_port}/products", CATALOG_API_TOKEN=TOKEN)
         server_log = os.path.join(args.out, "catalogd.log")
-        server = subprocess.Popen(
-            [os.path.join(args.bin, "catalogd"), "serve", "--port", str(port), "--database",
-             os.path.join(work, "catalog.sqlite"), "--import-interval", "1h", "--idle-timeout", f"{IDLE_TIMEOUT}s"],
-            env=env, stdout=open(server_log, "w"), stderr=subprocess.STDOUT)
-        processes.append(server)
+        server = processes.start("catalogd", [
+            os.path.join(args.bin, "catalogd"), "serve", "--port", str(port), "--database",
+            os.path.join(work, "catalog.sqlite"), "--import-interval", "1h", "--idle-timeout", f"{IDLE_TIMEOUT}s"], env=env)
         base = f"http://{HOST}:{port}"
         succeeded = 0
         for _ in range(600):  # 60 s
@@ -811,7 +806,7 @@ def main():
             time.sleep(0.1)
         record("start-up: both imports succeeded", succeeded == 2, f"{succeeded} of 2 succeeded; catalogd at {base}")
         if succeeded != 2:
-            return finish(begun, timings, {})
+            return finish(begun, timings, {}, args.json)
 
         started = time.monotonic()
         print("hand-written hostile requests", flush=True)
@@ -847,20 +842,13 @@ def main():
             errors = [l.strip() for l in f if " error " in l or " critical " in l]
         if errors:
             print(f"  note: {len(errors)} error lines in {server_log}; first: {errors[0][:300]}")
-        return finish(begun, timings, figures)
+        return finish(begun, timings, figures, args.json)
     finally:
-        for process in processes:
-            if process.poll() is None:
-                process.terminate()
-        for process in processes:
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        processes.stop_all()
         shutil.rmtree(work, ignore_errors=True)
 
 
-def finish(begun, timings, figures):
+def finish(begun, timings, figures, json_path=None):
     width = max(len(c) for c, _, _ in results)
     width = min(width, 90)
     print()
@@ -873,6 +861,11 @@ def finish(begun, timings, figures):
     for name, seconds in timings.items():
         print(f"time: {name}: {seconds:.0f} s")
     print(f"time: total {time.monotonic() - begun:.0f} s; {len(results)} checks, {failed} FAIL")
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump({"checks": len(results), "failed": failed,
+                       "results": [{"check": check, "ok": bool(ok), "detail": detail} for check, ok, detail in results],
+                       "timings": timings, "figures": figures, "seconds": time.monotonic() - begun}, f, indent=2)
     return 1 if failed else 0
 
 

@@ -31,8 +31,7 @@ import tempfile
 import time
 import urllib.request
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from loopback import free_port, get_json, memory_kib, wait_for  # noqa: E402
+from harness import Processes, cpu_seconds, free_port, get_json, memory_kib, psql, wait_for, with_database
 
 
 def read_until_closed(sock, seconds):
@@ -53,20 +52,16 @@ def under_traffic(args):
     work = tempfile.mkdtemp(prefix="catalogd-shutdown-")
     database = os.path.join(work, "catalog.sqlite")
     upstream_port, port = free_port(), free_port()
-    processes = []
+    processes = Processes(work)
     sockets = []
     try:
-        processes.append(subprocess.Popen(
-            [f"{args.bin}/catalog-fixtures", "serve", "--port", str(upstream_port), "--films", "6", "--products", "20000", "--seed", "1"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        processes.start(None, [f"{args.bin}/catalog-fixtures", "serve", "--port", str(upstream_port), "--films", "6", "--products",
+                               "20000", "--seed", "1"])
         wait_for(f"http://127.0.0.1:{upstream_port}/products?limit=1", 30)
-        environment = dict(os.environ, CATALOG_API_TOKEN="shutdown-token", CATALOG_FILMS_URL="",
+        environment = dict(CATALOG_API_TOKEN="shutdown-token", CATALOG_FILMS_URL="",
                            CATALOG_PRODUCTS_URL=f"http://127.0.0.1:{upstream_port}/products")
-        with open(os.path.join(work, "catalogd.log"), "w") as log:
-            server = subprocess.Popen(
-                [f"{args.bin}/catalogd", "serve", "--port", str(port), "--database", database, "--import-interval", "off",
-                 "--products-page-size", "20"], env=environment, stdout=log, stderr=log)
-        processes.append(server)
+        server = processes.start("catalogd", [f"{args.bin}/catalogd", "serve", "--port", str(port), "--database", database,
+                                              "--import-interval", "off", "--products-page-size", "20"], env=environment)
         base = f"http://127.0.0.1:{port}"
         wait_for(f"{base}/readyz", 30)
         for index in range(2 * args.clients):
@@ -115,10 +110,7 @@ def under_traffic(args):
     finally:
         for sock in sockets:
             sock.close()
-        for process in processes:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+        processes.stop_all()
         shutil.rmtree(work, ignore_errors=True)
 
 
@@ -136,12 +128,6 @@ def silent_follower(port, since=0):
     sock.connect(("127.0.0.1", port))
     sock.sendall(f"GET /changes?since={since} HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n".encode())
     return sock
-
-
-def cpu_seconds(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def wait_until_idle(pid, seconds=180):
@@ -167,12 +153,6 @@ def write_products_ndjson(path, count):
                 "meta": {"updatedAt": "2025-01-10T10:00:00Z"}}, separators=(",", ":")) + "\n")
 
 
-def with_database(url, name):
-    """`url` naming the database `name` instead, its query (sslmode…) kept."""
-    address, _, query = url.partition("?")
-    return address.rsplit("/", 1)[0] + "/" + name + (f"?{query}" if query else "")
-
-
 def streams_connected(port):
     """How many change streams the server counts now."""
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
@@ -188,11 +168,10 @@ def stuck_stop(args, database, shutdown_timeout, work):
     # A send timeout far longer than the run, so that the followers are still there when SIGTERM comes.
     flags = ["--send-timeout", "10m"] + ([] if shutdown_timeout is None else ["--shutdown-timeout", f"{shutdown_timeout}s"])
     limit = (shutdown_timeout or SHUTDOWN_DEFAULT_SECONDS) + 1
-    environment = dict(os.environ, CATALOG_FILMS_URL="", CATALOG_PRODUCTS_URL="")
     sockets = []
-    with open(os.path.join(work, "stuck.log"), "a") as log:
-        server = subprocess.Popen([f"{args.bin}/catalogd", "serve", "--port", str(port), "--database", database,
-                                   "--import-interval", "off", *flags], env=environment, stdout=log, stderr=log)
+    processes = Processes(work)
+    server = processes.start("stuck", [f"{args.bin}/catalogd", "serve", "--port", str(port), "--database", database,
+                                       "--import-interval", "off", *flags], env=dict(CATALOG_FILMS_URL="", CATALOG_PRODUCTS_URL=""))
     try:
         wait_for(f"http://127.0.0.1:{port}/readyz", 30)
         sockets = [silent_follower(port) for _ in range(30)]
@@ -205,9 +184,7 @@ def stuck_stop(args, database, shutdown_timeout, work):
     finally:
         for sock in sockets:
             sock.close()
-        if server.poll() is None:
-            server.kill()
-            server.wait()
+        processes.stop_all()
     check = subprocess.run([f"{args.bin}/catalogd", "check", "--database", database], capture_output=True, text=True)
     engine = "PostgreSQL" if database.startswith("postgres") else "SQLite"
     setting = f"--shutdown-timeout {shutdown_timeout}s" if shutdown_timeout else f"the default {SHUTDOWN_DEFAULT_SECONDS} s"
@@ -224,12 +201,12 @@ def stores(args, name, work):
     """A SQLite file in `work` and, with --postgres-url, a PostgreSQL database made for the check and dropped after."""
     database = f"catalogd_{name}_{os.getpid()}"
     if args.postgres_url:
-        subprocess.run(["psql", args.postgres_url, "-qc", f"CREATE DATABASE {database}"], check=True, capture_output=True)
+        psql(args.postgres_url, "-c", f"CREATE DATABASE {database}")
     try:
         yield [os.path.join(work, "catalog.sqlite")] + ([with_database(args.postgres_url, database)] if args.postgres_url else [])
     finally:
         if args.postgres_url:
-            subprocess.run(["psql", args.postgres_url, "-qc", f"DROP DATABASE IF EXISTS {database}"], capture_output=True)
+            psql(args.postgres_url, "-c", f"DROP DATABASE IF EXISTS {database}", check=False)
 
 
 def stuck_followers(args):
@@ -278,31 +255,27 @@ def killed_import_on(args, database, first, second):
         return subprocess.run([catalogd, *arguments, "--database", database], capture_output=True, text=True, timeout=300)
     failures = []
     run("import", "products", "--from", first)
-    importing = subprocess.Popen([catalogd, "import", "products", "--from", second, "--database", database],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(1.0)
-    if importing.poll() is not None:
-        failures.append(f"{database}: the second import ended before it could be killed; give it a larger listing")
-    importing.kill()
-    importing.wait(timeout=30)
-    checked = run("check")
-    if checked.returncode != 0:
-        failures.append(f"{database}: check after kill -9 failed: {checked.stdout.strip()} {checked.stderr.strip()[-300:]}")
-    port = free_port()
-    with subprocess.Popen([catalogd, "serve", "--port", str(port), "--database", database, "--films-url", "", "--products-url", "",
-                           "--import-interval", "off", "--response-cache", "off"],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as server:
-        try:
-            wait_for(f"http://127.0.0.1:{port}/readyz")
-            old = get_json(f"http://127.0.0.1:{port}/products?search=product%2012345%20")["count"]
-            new = get_json(f"http://127.0.0.1:{port}/products?search=renamed%20")["count"]
-            print(f"kill -9 during an import ({'PostgreSQL' if database.startswith('postgres') else 'SQLite'}): check exit "
-                  f"{checked.returncode}; 'product 12345' found {old} time(s), 'renamed' {new}")
-            if (old, new) != (1, 0):
-                failures.append(f"{database}: after kill -9, 'product 12345' found {old} times and 'renamed' {new} (want 1 and 0)")
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
+    with Processes(timeout=30) as processes:
+        importing = processes.start(None, [catalogd, "import", "products", "--from", second, "--database", database])
+        time.sleep(1.0)
+        if importing.poll() is not None:
+            failures.append(f"{database}: the second import ended before it could be killed; give it a larger listing")
+        importing.kill()
+        importing.wait(timeout=30)
+        checked = run("check")
+        if checked.returncode != 0:
+            failures.append(f"{database}: check after kill -9 failed: {checked.stdout.strip()} {checked.stderr.strip()[-300:]}")
+        port = free_port()
+        server = processes.start(None, [catalogd, "serve", "--port", str(port), "--database", database, "--films-url", "",
+                                        "--products-url", "", "--import-interval", "off", "--response-cache", "off"])
+        wait_for(f"http://127.0.0.1:{port}/readyz")
+        old = get_json(f"http://127.0.0.1:{port}/products?search=product%2012345%20")["count"]
+        new = get_json(f"http://127.0.0.1:{port}/products?search=renamed%20")["count"]
+        print(f"kill -9 during an import ({'PostgreSQL' if database.startswith('postgres') else 'SQLite'}): check exit "
+              f"{checked.returncode}; 'product 12345' found {old} time(s), 'renamed' {new}")
+        if (old, new) != (1, 0):
+            failures.append(f"{database}: after kill -9, 'product 12345' found {old} times and 'renamed' {new} (want 1 and 0)")
+        processes.stop(server)
     rerun = run("import", "products", "--from", second)
     if rerun.returncode != 0 or run("check").returncode != 0:
         failures.append(f"{database}: the import run again after kill -9 failed or left check failing")
@@ -312,7 +285,7 @@ def killed_import_on(args, database, first, second):
 def followers_memory(args):
     """100 followers that never read, on a history of 1,000,000 changes imported from an NDJSON file."""
     work = tempfile.mkdtemp(prefix="catalogd-followers-")
-    server = None
+    processes = Processes(work)
     sockets = []
     try:
         listing = os.path.join(work, "products.ndjson")
@@ -328,10 +301,9 @@ def followers_memory(args):
         if report.get("inserted") != 1_000_000:
             return ["the 1,000,000-product NDJSON import did not succeed with the default limits"]
         port = free_port()
-        with open(os.path.join(work, "catalogd.log"), "w") as log:
-            server = subprocess.Popen([f"{args.bin}/catalogd", "serve", "--port", str(port), "--database", database,
-                                       "--import-interval", "off", "--send-timeout", "10m"], stdout=log, stderr=log,
-                                      env=dict(os.environ, CATALOG_FILMS_URL="", CATALOG_PRODUCTS_URL=""))
+        server = processes.start("catalogd", [f"{args.bin}/catalogd", "serve", "--port", str(port), "--database", database,
+                                              "--import-interval", "off", "--send-timeout", "10m"],
+                                 env=dict(CATALOG_FILMS_URL="", CATALOG_PRODUCTS_URL=""))
         wait_for(f"http://127.0.0.1:{port}/readyz", 60)
         get_json(f"http://127.0.0.1:{port}/changes?since=0&limit=10")
         wait_until_idle(server.pid)
@@ -356,9 +328,7 @@ def followers_memory(args):
     finally:
         for sock in sockets:
             sock.close()
-        if server is not None and server.poll() is None:
-            server.kill()
-            server.wait()
+        processes.stop_all()
         shutil.rmtree(work, ignore_errors=True)
 
 

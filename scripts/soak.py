@@ -20,7 +20,6 @@ import argparse
 import json
 import os
 import random
-import re
 import signal
 import socket
 import socketserver
@@ -33,13 +32,9 @@ import time
 import urllib.error
 import urllib.request
 
-from loopback import free_port, get_json, memory_kib, wait_for
+from harness import Processes, free_port, get_json, memory_kib, wait_for, wrk_figures
 
 TOKEN = "soak-token"
-
-
-
-
 
 
 def listing(bin_dir, products, changed, work):
@@ -83,13 +78,11 @@ def crash_safety(bin_dir, runs, products, seed, work):
     rng = random.Random(seed)
     listings = {0.0: listing(bin_dir, products, 0.0, work), 0.5: listing(bin_dir, products, 0.5, work)}
     upstreams = {}
-    processes = []
+    processes = Processes(work)
     for changed in listings:
         port = free_port()
-        processes.append(subprocess.Popen(
-            [os.path.join(bin_dir, "catalog-fixtures"), "serve", "--port", str(port), "--products", str(products),
-             "--seed", "1", "--changed-fraction", str(changed)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        processes.start(None, [os.path.join(bin_dir, "catalog-fixtures"), "serve", "--port", str(port), "--products", str(products),
+                               "--seed", "1", "--changed-fraction", str(changed)])
         upstreams[changed] = f"http://127.0.0.1:{port}/products"
     database = os.path.join(work, "crash.sqlite")
     failures = []
@@ -108,12 +101,10 @@ def crash_safety(bin_dir, runs, products, seed, work):
             # Each run imports the other listing, so an interrupted import would show as a mix of the two.
             target = [0.0, 0.5][run % 2]
             port = free_port()
-            log = open(os.path.join(work, f"catalogd-{run}.log"), "w")
-            server = subprocess.Popen(
-                [os.path.join(bin_dir, "catalogd"), "serve", "--port", str(port), "--database", database, "--films-url", "",
-                 "--products-url", upstreams[target], "--products-page-size", "1000", "--import-interval", "1s",
-                 "--api-token", TOKEN],
-                stdout=log, stderr=subprocess.STDOUT)
+            server = processes.start(f"catalogd-{run}", [
+                os.path.join(bin_dir, "catalogd"), "serve", "--port", str(port), "--database", database, "--films-url", "",
+                "--products-url", upstreams[target], "--products-page-size", "1000", "--import-interval", "1s",
+                "--api-token", TOKEN])
             base = f"http://127.0.0.1:{port}"
             wait_for(base + "/readyz", 60)
             writer = Writer(base, f"API-{run}")
@@ -143,9 +134,7 @@ def crash_safety(bin_dir, runs, products, seed, work):
             if missing:
                 failures.append(f"run {run}: {len(missing)} acknowledged writes missing, e.g. {sorted(missing)[:3]}")
     finally:
-        for process in processes:
-            process.terminate()
-            process.wait(timeout=15)
+        processes.stop_all()
     figures = (f"{runs} kills; {outcomes['whole new listing']} after a whole new import, "
                f"{outcomes['whole previous listing']} with the previous listing whole; "
                f"{len(acknowledged)} acknowledged writes, all present" if not failures else f"{len(failures)} failing runs")
@@ -258,8 +247,8 @@ def upstream_faults(bin_dir, work):
     catalogd = os.path.join(bin_dir, "catalogd")
     database = os.path.join(work, "faults.sqlite")
     port = free_port()
-    fixture = subprocess.Popen([os.path.join(bin_dir, "catalog-fixtures"), "serve", "--port", str(port), "--products", "200"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    processes = Processes()
+    processes.start(None, [os.path.join(bin_dir, "catalog-fixtures"), "serve", "--port", str(port), "--products", "200"])
     hostile = HostileUpstream()
     threading.Thread(target=hostile.serve_forever, daemon=True).start()
     hostile_base = f"http://127.0.0.1:{hostile.port}"
@@ -311,8 +300,7 @@ def upstream_faults(bin_dir, work):
                 failures.append(f"{name}: " + "; ".join(problems))
             results.append((name, seconds, error))
     finally:
-        fixture.terminate()
-        fixture.wait(timeout=15)
+        processes.stop_all()
         hostile.shutdown()
     for name, seconds, error in results:
         print(f"  {name:<36} {seconds:5.1f} s  {error[:110]}")
@@ -335,14 +323,13 @@ end
 def load_with_writes(bin_dir, seconds, products, work):
     categories = max(2, products // 500)  # about 500 products each: a category page lists them all
     upstream_port, port = free_port(), free_port()
-    fixture = subprocess.Popen([os.path.join(bin_dir, "catalog-fixtures"), "serve", "--port", str(upstream_port), "--products",
-                                str(products), "--categories", str(categories)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    log = open(os.path.join(work, "load-catalogd.log"), "w")
-    server = subprocess.Popen(
-        [os.path.join(bin_dir, "catalogd"), "serve", "--port", str(port), "--database", os.path.join(work, "load.sqlite"),
-         "--films-url", f"http://127.0.0.1:{upstream_port}/api/films/", "--products-url", f"http://127.0.0.1:{upstream_port}/products",
-         "--products-page-size", "1000", "--import-interval", "2s", "--api-token", TOKEN, "--log-level", "warning"],
-        stdout=log, stderr=subprocess.STDOUT)
+    processes = Processes(work, timeout=30)
+    processes.start(None, [os.path.join(bin_dir, "catalog-fixtures"), "serve", "--port", str(upstream_port), "--products",
+                           str(products), "--categories", str(categories)])
+    server = processes.start("load-catalogd", [
+        os.path.join(bin_dir, "catalogd"), "serve", "--port", str(port), "--database", os.path.join(work, "load.sqlite"),
+        "--films-url", f"http://127.0.0.1:{upstream_port}/api/films/", "--products-url", f"http://127.0.0.1:{upstream_port}/products",
+        "--products-page-size", "1000", "--import-interval", "2s", "--api-token", TOKEN, "--log-level", "warning"])
     base = f"http://127.0.0.1:{port}"
     failures = []
     stop = threading.Event()
@@ -406,18 +393,15 @@ def load_with_writes(bin_dir, seconds, products, work):
             thread.join(timeout=30)
         imports = get_json(base + "/imports?page_size=1000")
         failed_imports = [report for report in imports["results"] if report["status"] == "failed"]
-        requests = int(re.search(r"(\d+) requests in", output).group(1))
-        socket_errors = sum(int(n) for n in re.findall(r"(?:connect|read|write|timeout) (\d+)", output))
-        non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
-        latency = re.search(r"^\s+99%\s+(\S+)\s*$", output, re.M)
-        p99 = latency.group(1) if latency else "none"
-        if latency is None:
+        read = wrk_figures(output)
+        requests, rps = read["requests"], read["rps"]
+        p99 = read["latencies"].get("99", "none")
+        if "99" not in read["latencies"]:
             failures.append(f"wrk printed no latency distribution (no request finished?): {output.strip()[-400:]}")
-        rps = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
-        if socket_errors:
-            failures.append(f"{socket_errors} socket errors")
-        if non_2xx:
-            failures.append(f"{non_2xx.group(1)} non-2xx responses")
+        if read["socket_errors"]:
+            failures.append(f"{read['socket_errors']} socket errors")
+        if read["non_2xx"]:
+            failures.append(f"{read['non_2xx']} non-2xx responses")
         if checked["mismatches"]:
             failures.append(f"{len(checked['mismatches'])} pages whose count disagreed with their rows, e.g. {checked['mismatches'][:3]}")
         if checked["write_errors"]:
@@ -432,10 +416,7 @@ def load_with_writes(bin_dir, seconds, products, work):
                    f"{checked['pages']} pages checked; RSS {rss_warm:.0f} -> {rss_end:.0f} MiB")
     finally:
         stop.set()
-        server.terminate()
-        fixture.terminate()
-        server.wait(timeout=30)
-        fixture.wait(timeout=15)
+        processes.stop_all()
     return failures, figures
 
 
@@ -468,12 +449,19 @@ def main():
             print("FAIL", failure)
         if args.hostile:
             started = time.monotonic()
+            report = os.path.join(work, "hostile.json")
             hostile = subprocess.run([os.path.join(os.path.dirname(os.path.abspath(__file__)), "hostile"), "--bin", args.bin,
-                                      "--seed", str(args.seed), "--idle", "10000"], capture_output=True, text=True, timeout=3600)
+                                      "--seed", str(args.seed), "--idle", "10000", "--json", report],
+                                     capture_output=True, text=True, timeout=3600)
             print(hostile.stdout[-6000:])
-            total = re.search(r"(\d+) checks, (\d+) FAIL", hostile.stdout)
-            checks, failed = (int(total.group(1)), int(total.group(2))) if total else (0, 1)
-            failing = [line.split("  ")[0].strip() for line in hostile.stdout.splitlines() if "  FAIL  " in line]
+            # The results hostile wrote; none (it ended before its table) counts as one failure.
+            try:
+                with open(report) as f:
+                    checked = json.load(f)["results"]
+            except (OSError, ValueError, KeyError):
+                checked = None
+            checks, failed = (len(checked), sum(1 for row in checked if not row["ok"])) if checked is not None else (0, 1)
+            failing = [row["check"] for row in checked or [] if not row["ok"]]
             rows.append(("hostile clients (schemathesis and hand-written)", checks, failed,
                          "failing: " + "; ".join(failing) if failing else f"{checks} checks passed", time.monotonic() - started))
     print(f"\n{'guarantee':<52} {'runs':>5} {'failures':>9} {'seconds':>8}  figures")
