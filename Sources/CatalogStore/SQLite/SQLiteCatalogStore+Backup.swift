@@ -35,7 +35,7 @@ extension SQLiteCatalogStore {
         let copy = try DatabaseQueue(path: temporary)
         let contents: StoreBackup
         do {
-            contents = try await database.read { db in
+            contents = try await read { db in
                 // Counted and copied in one read transaction: the figures describe exactly the pages copied.
                 let rows = try StoreStatistics.fetch(db)
                 let contents = StoreBackup(

@@ -8,7 +8,7 @@ extension SQLiteCatalogStore {
     /// continuity (`StoreCheckRule`) and the search indexes against the rows. Returns one line per problem; empty
     /// means healthy.
     public func check() async throws -> [String] {
-        try await database.read { db in
+        try await read { db in
             var problems: [String] = []
             let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check")
             if integrity != ["ok"] { problems += integrity.map { "sqlite integrity: \($0)" } }
@@ -32,7 +32,7 @@ extension SQLiteCatalogStore {
     /// FTS5's own check of each index against the rows it indexes (`rank` 1 compares with the content). It is an
     /// `INSERT` of a command, so it runs on the writer: a million products take it about 3 s.
     private func searchIndexProblems() async throws -> [String] {
-        try await database.write { db in
+        try await write { db in
             try [SQLiteSearchIndex.products, .films, .categories].compactMap { index in
                 do {
                     try db.execute(sql: "INSERT INTO \(index.table) (\(index.table), rank) VALUES ('integrity-check', 1)")

@@ -8,7 +8,7 @@ extension SQLiteCatalogStore {
     static let manyMatchesFrom = 20_000
 
     public func productFacets(_ filter: ProductFilter, fields: [ProductFacetField], size: Int) async throws -> ProductFacets {
-        try await database.read { db in
+        try await read { db in
             let matches = try Self.manyMatches(of: filter, from: Self.manyMatchesFrom, db)
             let counts = try fields.map { field in
                 if let matches { return (field, try Self.facetValues(field, among: matches, of: filter, size: size, db)) }

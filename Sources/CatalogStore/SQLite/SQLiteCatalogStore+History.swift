@@ -6,7 +6,7 @@ extension SQLiteCatalogStore {
     /// Changes after `since`, oldest first, optionally of one entity; throws `HistoryGone` when `since` is
     /// older than the retained history.
     public func changes(since: Int64, limit: Int, entity: Change.Entity?) async throws -> ChangeSlice {
-        try await database.read { db in
+        try await read { db in
             let lastSeq = try StoreVersions.lastSeq(db)
             let oldest = try Int64.fetchOne(try db.cachedStatement(sql: "SELECT MIN(seq) FROM changes"))
             // Every seq up to the horizon is either retained or known to be followed by nothing missing.
@@ -41,7 +41,7 @@ extension SQLiteCatalogStore {
     /// answers it, and a page asks for it on every first read.
     public func changes(of entity: Change.Entity, key: String, limit: Int) async throws -> [Change] {
         if let changes = try directReaders.read({ try Self.changes(of: entity, key: key, limit: limit, $0) }) { return changes }
-        return try await database.read { try Self.changes(of: entity, key: key, limit: limit, $0) }
+        return try await read { try Self.changes(of: entity, key: key, limit: limit, $0) }
     }
 
     private static func changes(of entity: Change.Entity, key: String, limit: Int, _ source: some SQLiteReading) throws -> [Change] {
@@ -66,7 +66,7 @@ extension SQLiteCatalogStore {
     /// before it goes. The cost follows what is pruned, not the length of the history (a scan of a million
     /// changes every hour would also fill the writer's page cache for nothing).
     public func pruneHistory(before cutoff: String) async throws -> Int {
-        try await database.write { db in
+        try await write { db in
             try db.execute(
                 sql: """
                     DELETE FROM changes WHERE seq < COALESCE(

@@ -10,7 +10,7 @@ extension SQLiteCatalogStore {
         keyColumn: "id", ordering: .imports)
 
     public func beginImport(source: FeedSource, startedBy: String?) async throws -> ImportReport {
-        try await database.write { db in
+        try await write { db in
             let startedAt = Timestamp.now()
             try db.execute(
                 sql: "INSERT INTO imports (source, status, started_at, started_by) VALUES (?, 'running', ?, ?)",
@@ -25,14 +25,14 @@ extension SQLiteCatalogStore {
     /// process on the file sees it (`catalogd serve` and `catalogd import` from a shell), and it dies with its process.
     public func claimImport(of source: FeedSource) async throws -> ImportClaimOutcome {
         guard let claim = try SQLiteImportClaim(path: "\(path).import-\(source.rawValue).lock") else {
-            let running = try await database.read { db in
+            let running = try await read { db in
                 try Int64.fetchOne(
                     db, sql: "SELECT id FROM imports WHERE source = ? AND status = 'running' ORDER BY id DESC LIMIT 1", arguments: [source.rawValue])
             }
             return .heldElsewhere(runningImport: running)
         }
         do {
-            try await database.write { db in
+            try await write { db in
                 try db.execute(
                     sql: """
                         UPDATE imports SET status = 'failed', finished_at = ?, error = 'interrupted: the process stopped during the run'
@@ -50,7 +50,7 @@ extension SQLiteCatalogStore {
 
     /// When each source's last successful run finished (ISO 8601 UTC); a source that never succeeded is absent.
     public func lastSuccessfulImports() async throws -> [FeedSource: String] {
-        try await database.read { db in
+        try await read { db in
             let statement = try db.cachedStatement(
                 sql: "SELECT finished_at FROM imports WHERE source = ? AND status = 'succeeded' ORDER BY finished_at DESC LIMIT 1")
             var finished: [FeedSource: String] = [:]
@@ -63,7 +63,7 @@ extension SQLiteCatalogStore {
 
     /// The page states of the last successful run of `source`, by URL.
     public func feedPages(source: FeedSource) async throws -> [String: FeedPageState] {
-        try await database.read { db in
+        try await read { db in
             var pages: [String: FeedPageState] = [:]
             let statement = try db.cachedStatement(
                 sql: """
@@ -71,8 +71,9 @@ extension SQLiteCatalogStore {
                     WHERE source = ? AND family_version = (SELECT version FROM versions WHERE name = ?)
                     """)
             for row in try Row.fetchAll(statement, arguments: [source.rawValue, source.family.rawValue]) {
-                pages[row[0]] = FeedPageState(
-                    url: row[0], etag: row[1], lastModified: row[2], nextURL: row[3], total: row[4], records: row[5], digest: row[6])
+                pages[row["url"]] = FeedPageState(
+                    url: row["url"], etag: row["etag"], lastModified: row["last_modified"], nextURL: row["next_url"], total: row["total"],
+                    records: row["records"], digest: row["digest"])
             }
             return pages
         }
@@ -95,14 +96,14 @@ extension SQLiteCatalogStore {
         }
     }
 
-    /// Writes one run's listing with `write` and finishes the run, in one transaction.
+    /// Writes one run's listing with `listing` and finishes the run, in one transaction.
     func writeImport(
         _ report: ImportReport, pages: [FeedPageState]?,
-        _ write: @escaping @Sendable (Database, WriteMode, inout SQLiteChangeLog) throws -> WriteCounts
+        _ listing: @escaping @Sendable (Database, WriteMode, inout SQLiteChangeLog) throws -> WriteCounts
     ) async throws -> ImportReport {
-        try await database.write { db in
+        try await write { db in
             var log = try SQLiteChangeLog(db, author: report.source.author)
-            let counts = try write(db, .mirror(report.source), &log)
+            let counts = try listing(db, .mirror(report.source), &log)
             return try Self.finishImport(report, counts: counts, pages: pages, log: log, db)
         }
     }
@@ -138,7 +139,7 @@ extension SQLiteCatalogStore {
 
     /// Records a failed run; the catalogue itself is untouched.
     public func failImport(_ report: ImportReport) async throws {
-        try await database.write { db in
+        try await write { db in
             var report = report
             report.status = .failed
             report.finishedAt = report.finishedAt ?? Timestamp.now()
@@ -147,7 +148,7 @@ extension SQLiteCatalogStore {
     }
 
     public func importReports(page request: PageRequest) async throws -> Page<[ImportReport]> {
-        try await database.read { db in
+        try await read { db in
             var (rows, next, previous) = try Self.importListing.page(
                 db, request: request, filters: SQLiteConditions(), search: nil, decode: Self.decodeReport)
             try ImportRejections.attach(to: &rows, db)
@@ -157,7 +158,7 @@ extension SQLiteCatalogStore {
     }
 
     public func importReport(id: Int64) async throws -> (ImportReport?, StoreVersions) {
-        try await database.read { db in
+        try await read { db in
             let row = try Row.fetchOne(try db.cachedStatement(sql: "SELECT \(Self.importListing.columns) FROM imports WHERE id = ?"), arguments: [id])
             var reports = try row.map { [try Self.decodeReport($0)] } ?? []
             try ImportRejections.attach(to: &reports, db)

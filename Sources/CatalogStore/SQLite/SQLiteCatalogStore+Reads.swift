@@ -20,7 +20,7 @@ extension SQLiteCatalogStore {
         ordering: .categories, searchIndex: .categories)
 
     public func films(_ filter: FilmFilter, page request: PageRequest) async throws -> Page<[FilmRow]> {
-        try await database.read { db in
+        try await read { db in
             let query = filter.query
             let conditions = SQLiteConditions(query.conditions)
             var (rows, next, previous) = try Self.filmListing.page(
@@ -33,7 +33,7 @@ extension SQLiteCatalogStore {
     }
 
     public func film(episodeID: Int) async throws -> (FilmRow?, StoreVersions) {
-        try await database.read { db in
+        try await read { db in
             var rows = try Row.fetchAll(
                 try db.cachedStatement(sql: "SELECT \(FilmRow.columns) FROM films WHERE episode_id = ?"), arguments: [episodeID]
             )
@@ -50,7 +50,7 @@ extension SQLiteCatalogStore {
         if try Self.indexAnswers(filter, request), let page = try directReaders.read({ try Self.products(filter, page: request, into: rows, $0) }) {
             return page
         }
-        return try await database.read { try Self.products(filter, page: request, into: rows, $0) }
+        return try await read { try Self.products(filter, page: request, into: rows, $0) }
     }
 
     /// Whether an index gives the page's rows in the order asked, so that reading it takes microseconds: then it
@@ -99,7 +99,7 @@ extension SQLiteCatalogStore {
     /// Read on the calling thread when a `DirectReader` is free (`DirectReaders`), else on GRDB's readers.
     public func product(serialCode: String) async throws -> (ProductRow?, StoreVersions) {
         if let found = try directReaders.read({ try Self.product(serialCode: serialCode, $0) }) { return found }
-        return try await database.read { try Self.product(serialCode: serialCode, $0) }
+        return try await read { try Self.product(serialCode: serialCode, $0) }
     }
 
     private static func product(serialCode: String, _ source: some SQLiteReading) throws -> (ProductRow?, StoreVersions) {
@@ -112,7 +112,7 @@ extension SQLiteCatalogStore {
     }
 
     public func categories(_ filter: CategoryFilter, page request: PageRequest) async throws -> Page<[CategoryRow]> {
-        try await database.read { db in
+        try await read { db in
             let (rows, next, previous) = try Self.categoryListing.page(
                 db, request: request.ranked(by: filter.searchQuery, in: .categories), filters: SQLiteConditions(), search: filter.searchQuery,
                 decode: CategoryRow.init(row:))
@@ -122,7 +122,7 @@ extension SQLiteCatalogStore {
     }
 
     public func category(name: String) async throws -> (CategoryRow?, StoreVersions) {
-        try await database.read { db in
+        try await read { db in
             let row = try Row.fetchOne(try db.cachedStatement(sql: "SELECT \(CategoryRow.columns) FROM categories WHERE name = ?"), arguments: [name])
             return (row.map(CategoryRow.init(row:)), try StoreVersions.fetch(db))
         }

@@ -4,7 +4,7 @@ import GRDB
 
 extension SQLiteCatalogStore {
     public func createToken(_ token: APIToken, secretHash: String) async throws -> Bool {
-        try await database.write { db in
+        try await write { db in
             try db.execute(
                 sql: """
                     INSERT INTO tokens (name, scopes, created_at, expires_at, secret_hash) VALUES (?, ?, ?, ?, ?)
@@ -16,13 +16,13 @@ extension SQLiteCatalogStore {
     }
 
     public func tokens() async throws -> [APIToken] {
-        try await database.read { db in
+        try await read { db in
             try Row.fetchAll(db, sql: "SELECT \(TokenColumns.list) FROM tokens ORDER BY name").map(Self.decodeToken)
         }
     }
 
     public func token(secretHash: String) async throws -> APIToken? {
-        try await database.read { db in
+        try await read { db in
             try Row.fetchOne(
                 try db.cachedStatement(sql: "SELECT \(TokenColumns.list) FROM tokens WHERE secret_hash = ?"), arguments: [secretHash]
             ).map(Self.decodeToken)
@@ -30,14 +30,14 @@ extension SQLiteCatalogStore {
     }
 
     public func revokeToken(name: String) async throws -> Bool {
-        try await database.write { db in
+        try await write { db in
             try db.execute(sql: "DELETE FROM tokens WHERE name = ?", arguments: [name])
             return db.changesCount > 0
         }
     }
 
     public func recordTokenUse(name: String, at: String) async throws {
-        try await database.write { db in
+        try await write { db in
             try db.execute(sql: "UPDATE tokens SET last_used_at = ? WHERE name = ?", arguments: [at, name])
         }
     }

@@ -7,7 +7,7 @@ import GRDBSQLite
 extension SQLiteCatalogStore {
     /// Upserts products through the API in one transaction.
     public func upsertProducts(_ products: [Product], author: String) async throws -> WriteCounts {
-        try await database.write { db in
+        try await write { db in
             var log = try SQLiteChangeLog(db, author: author)
             let counts = try SQLiteProductWriter.apply(products, mode: .merge, db: db, log: &log)
             try log.finish()
@@ -17,7 +17,7 @@ extension SQLiteCatalogStore {
 
     /// Upserts films through the API in one transaction.
     public func upsertFilms(_ films: [Film], author: String) async throws -> WriteCounts {
-        try await database.write { db in
+        try await write { db in
             var log = try SQLiteChangeLog(db, author: author)
             let counts = try SQLiteFilmWriter(db: db, mode: .merge).apply(films, log: &log)
             try log.finish()
@@ -36,7 +36,7 @@ extension SQLiteCatalogStore {
     }
 
     private func deleteRow(_ entity: Change.Entity, key: String, author: String) async throws -> Bool {
-        try await database.write { db in
+        try await write { db in
             var log = try SQLiteChangeLog(db, author: author)
             try db.execute(sql: "DELETE FROM \(entity.table) WHERE \(entity.keyColumn) = ?", arguments: [key])
             guard db.changesCount > 0 else { return false }

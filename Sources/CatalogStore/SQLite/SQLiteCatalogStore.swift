@@ -13,7 +13,9 @@ public struct SQLiteCatalogStore: CatalogStore {
     /// How often `watchCommits` asks whether anything committed: a look at the WAL index's header, nanoseconds.
     static let commitPollInterval: Duration = .milliseconds(200)
 
-    let database: DatabasePool
+    /// GRDB's pool: its writer and the readers that may wait for a lock. Only `read`, `write` and `close` touch it,
+    /// so that every other part of the store goes through a transaction.
+    private let database: DatabasePool
     private let versionWatch: VersionWatch
     /// Connections for the reads an index answers at once, run on the calling thread.
     let directReaders: DirectReaders
@@ -51,15 +53,15 @@ public struct SQLiteCatalogStore: CatalogStore {
     }
 
     public func isMigrated() async throws -> Bool {
-        try await database.read { db in try SQLiteSchema.migrator.hasCompletedMigrations(db) }
+        try await read { db in try SQLiteSchema.migrator.hasCompletedMigrations(db) }
     }
 
     public func appliedMigrations() async throws -> [String] {
-        try await database.read { db in try SQLiteSchema.migrator.appliedMigrations(db) }
+        try await read { db in try SQLiteSchema.migrator.appliedMigrations(db) }
     }
 
     public func versions() async throws -> StoreVersions {
-        try await database.read { db in try StoreVersions.fetch(db) }
+        try await read { db in try StoreVersions.fetch(db) }
     }
 
     /// Answered at once from a dedicated connection that re-reads the versions only after a commit.
@@ -89,12 +91,23 @@ public struct SQLiteCatalogStore: CatalogStore {
 
     public var description: String { path }
 
+    /// A read transaction on one of GRDB's readers, which may wait for a lock (up to the busy timeout): never on a
+    /// thread the server answers on (those read through `directReaders`, which never wait).
+    func read<Value: Sendable>(_ body: @Sendable (Database) throws -> Value) async throws -> Value {
+        try await database.read(body)
+    }
+
+    /// A transaction on the store's one writer.
+    func write<Value: Sendable>(_ body: @Sendable (Database) throws -> Value) async throws -> Value {
+        try await database.write(body)
+    }
+
     /// Nothing to run: each connection is a file handle that serves its calls by itself.
     public func runConnections() async {}
 
     /// Row counts and the file's size.
     public func statistics() async throws -> StoreStatistics {
-        try await database.read { db in try StoreStatistics.fetch(db) }
+        try await read { db in try StoreStatistics.fetch(db) }
     }
 
     /// Closes every connection, the writer last: the last connection to a file checkpoints the log into it and

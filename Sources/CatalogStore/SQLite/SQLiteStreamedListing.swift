@@ -23,9 +23,9 @@ final class SQLiteStreamedListing: ImportStaging {
 
     private let transaction: StreamedListingTransaction<Completion>
 
-    init(database: DatabasePool, source: FeedSource, longestWait: Duration) {
+    init(store: SQLiteCatalogStore, source: FeedSource, longestWait: Duration) {
         transaction = StreamedListingTransaction(capacity: Self.capacity) { channel in
-            try await database.write { db in
+            try await store.write { db in
                 var log = try SQLiteChangeLog(db, author: source.author)
                 var completion: Completion?
                 let counts = try SQLiteProductWriter.apply(
@@ -63,6 +63,6 @@ final class SQLiteStreamedListing: ImportStaging {
 extension SQLiteCatalogStore {
     /// A products listing written as it is read (`SQLiteStreamedListing`); films are a handful of records, kept whole.
     public func makeStreamedListing(of source: FeedSource) async throws -> (any ImportStaging)? {
-        source == .products ? SQLiteStreamedListing(database: database, source: source, longestWait: streamedListingWait) : nil
+        source == .products ? SQLiteStreamedListing(store: self, source: source, longestWait: streamedListingWait) : nil
     }
 }

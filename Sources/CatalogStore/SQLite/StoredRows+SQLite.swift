@@ -25,9 +25,9 @@ extension FilmRow {
             db, sql: "SELECT episode_id, kind, url FROM film_links WHERE episode_id IN (\(placeholders)) ORDER BY episode_id, kind, position",
             arguments: StatementArguments(ids))
         while let row = try cursor.next() {
-            let kindText: String = row[1]
+            let kindText: String = row["kind"]
             guard let kind = FilmLinkKind(rawValue: kindText) else { throw UnreadableStoredValue(column: "film_links.kind", value: kindText) }
-            links[row[0], default: [:]][kind, default: []].append(row[2])
+            links[row["episode_id"], default: [:]][kind, default: []].append(row["url"])
         }
         for index in rows.indices {
             rows[index].film.links = links[rows[index].film.episodeID] ?? [:]
