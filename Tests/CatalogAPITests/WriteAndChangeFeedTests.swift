@@ -333,6 +333,22 @@ struct ChangeFeedTests {
         }
     }
 
+    /// A `Last-Event-ID` is checked whatever the feed, as `timeout` is: a bad one is never silently ignored, and an
+    /// empty one (an EventSource that has read no event sends none) is no position.
+    @Test func aLastEventIDThatIsNoChangeTokenIsA400NamingItWhateverTheFeed() async throws {
+        try await WriteHarness(backend: .sqlite).run { client, components in
+            try await Self.seed(components.store, count: 2)
+            for uri in ["/changes", "/changes?since=0", "/changes?feed=longpoll&timeout=0", "/changes?feed=eventsource"] {
+                let response = try await client.execute(uri: uri, method: .get, headers: [.lastEventID: "<LE};-M"])
+                #expect(response.status == .badRequest, "\(uri)")
+                #expect(String(buffer: response.body).contains("Last-Event-ID must be a change token"), "\(uri)")
+            }
+            let empty = try json(try await client.execute(uri: "/changes?since=1", method: .get, headers: [.lastEventID: ""]))
+            guard case .array(let results)? = empty["results"] else { Issue.record("no results"); return }
+            #expect(results.count == 1)
+        }
+    }
+
     @Test(arguments: StoreBackend.available) func anEventStreamSendsEveryChangeAfterLastEventID(_ backend: StoreBackend) async throws {
         try await WriteHarness(backend: backend).run { client, components in
             try await Self.seed(components.store, count: 3)

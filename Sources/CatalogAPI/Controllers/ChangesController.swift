@@ -46,10 +46,13 @@ struct ChangesController<Context: RequestContext> {
         let feed = query.string("feed")
         // Checked whatever the feed, so that a bad value is never silently ignored.
         let timeout = try query.integer("timeout", in: 0...Self.maximumLongPollTimeout)
+        // Checked whatever the feed too; an empty one is no position, as an EventSource that has read no event sends none.
+        let lastEventID = try request.headers[.lastEventID].flatMap { $0.isEmpty ? nil : $0 }.map { text throws(Problem) in
+            try Self.changeToken(text, parameter: "Last-Event-ID")
+        }
         let wantsStream = feed == "eventsource" || (feed == nil && request.headers[.accept]?.contains("text/event-stream") == true)
         if !wantsStream, feed == nil, try ResponseFormat(request) == .html { return try await ChangesPage(store: store).render(request) }
-        let lastEventID = request.headers[.lastEventID]
-        let since = try Self.changeToken(query.string("since") ?? (wantsStream ? lastEventID : nil))
+        let since = try query.string("since").map { text throws(Problem) in try Self.changeToken(text) } ?? (wantsStream ? lastEventID : nil) ?? 0
         switch feed {
         case nil, "normal", "eventsource":
             if wantsStream { return try await stream(since: since, entity: entity) }
@@ -65,10 +68,11 @@ struct ChangesController<Context: RequestContext> {
         }
     }
 
-    static func changeToken(_ text: String?) throws(Problem) -> Int64 {
-        guard let text else { return 0 }
+    /// A position in the history, as `since` or `Last-Event-ID` gives it.
+    static func changeToken(_ text: String, parameter: String = "since") throws(Problem) -> Int64 {
         guard let since = Int64(text), since >= 0 else {
-            throw Problem.badParameter("since", "since must be a change token (a non-negative integer such as a last_seq), got '\(text)'")
+            throw Problem.badParameter(
+                parameter, "\(parameter) must be a change token (a non-negative integer such as a last_seq), got '\(text)'")
         }
         return since
     }
