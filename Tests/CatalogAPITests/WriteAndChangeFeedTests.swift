@@ -349,6 +349,17 @@ struct ChangeFeedTests {
         }
     }
 
+    /// An empty `feed` or `entity` is none of their choices, as an empty `ordering` is: a 400 naming it.
+    @Test func anEmptyFeedOrEntityIsA400NamingIt() async throws {
+        try await WriteHarness(backend: .sqlite).run { client, _ in
+            for name in ["feed", "entity"] {
+                let response = try await client.execute(uri: "/changes?\(name)=&since=0", method: .get)
+                #expect(response.status == .badRequest, "\(name)")
+                #expect(String(buffer: response.body).contains("\(name) must be"), "\(name)")
+            }
+        }
+    }
+
     @Test(arguments: StoreBackend.available) func anEventStreamSendsEveryChangeAfterLastEventID(_ backend: StoreBackend) async throws {
         try await WriteHarness(backend: backend).run { client, components in
             try await Self.seed(components.store, count: 3)

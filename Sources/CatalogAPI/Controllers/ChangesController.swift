@@ -37,13 +37,14 @@ struct ChangesController<Context: RequestContext> {
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
         let query = QueryReader(request)
         let limit = try query.integer("limit", in: 1...ChangeSlice.maximumLimit) ?? Self.defaultLimit
-        let entity = try query.string("entity").map { text throws(Problem) in
+        // Read as given, empty too: an empty value of a list of choices is none of them, as an empty `ordering` is.
+        let entity = try query.parameters["entity"].map { text throws(Problem) in
             guard let entity = Change.Entity(rawValue: text) else {
                 throw Problem.badParameter("entity", "entity must be film or product, got '\(text)'")
             }
             return entity
         }
-        let feed = query.string("feed")
+        let feed = query.parameters["feed"]
         // Checked whatever the feed, so that a bad value is never silently ignored.
         let timeout = try query.integer("timeout", in: 0...Self.maximumLongPollTimeout)
         // Checked whatever the feed too; an empty one is no position, as an EventSource that has read no event sends none.
