@@ -1,10 +1,10 @@
 import CatalogModel
 import CatalogStore
 
-/// A film's links as the store holds them, gathered from its `film_links` rows, to tell whether a film's links
-/// changed: a film whose links are unchanged keeps its rows.
+/// A film's links as the store holds them, gathered from its `film_links` rows: to read them, and to tell whether
+/// a film's links changed (a film whose links are unchanged keeps its rows).
 package struct StoredFilmLinks {
-    private var links: [FilmLinkKind: [String]] = [:]
+    package private(set) var links: [FilmLinkKind: [String]] = [:]
 
     package init() {}
 

@@ -40,16 +40,15 @@ enum PostgresRows {
     static func attachLinks(to rows: inout [FilmRow], _ connection: PostgresConnection, logger: Logger) async throws {
         guard !rows.isEmpty else { return }
         let ids = rows.map { Int64($0.film.episodeID) }
-        var links: [Int: [FilmLinkKind: [String]]] = [:]
+        var links: [Int: StoredFilmLinks] = [:]
         let query: PostgresQuery = """
             SELECT episode_id, kind, url FROM film_links WHERE episode_id = ANY(\(ids)::bigint[]) ORDER BY episode_id, kind, position
             """
-        for try await (episodeID, kindText, url) in try await connection.query(query, logger: logger).decode((Int64, String, String).self) {
-            guard let kind = FilmLinkKind(rawValue: kindText) else { throw UnreadableStoredValue(column: "film_links.kind", value: kindText) }
-            links[Int(episodeID), default: [:]][kind, default: []].append(url)
+        for try await (episodeID, kind, url) in try await connection.query(query, logger: logger).decode((Int64, String, String).self) {
+            try links[Int(episodeID), default: StoredFilmLinks()].add(kind: kind, url: url)
         }
         for index in rows.indices {
-            rows[index].film.links = links[rows[index].film.episodeID] ?? [:]
+            rows[index].film.links = links[rows[index].film.episodeID]?.links ?? [:]
         }
     }
 

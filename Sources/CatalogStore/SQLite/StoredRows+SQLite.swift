@@ -20,17 +20,15 @@ extension FilmRow {
         guard !rows.isEmpty else { return }
         let ids = rows.map(\.film.episodeID)
         let placeholders = ids.map { _ in "?" }.joined(separator: ", ")
-        var links: [Int: [FilmLinkKind: [String]]] = [:]
+        var links: [Int: StoredFilmLinks] = [:]
         let cursor = try Row.fetchCursor(
             db, sql: "SELECT episode_id, kind, url FROM film_links WHERE episode_id IN (\(placeholders)) ORDER BY episode_id, kind, position",
             arguments: StatementArguments(ids))
         while let row = try cursor.next() {
-            let kindText: String = row["kind"]
-            guard let kind = FilmLinkKind(rawValue: kindText) else { throw UnreadableStoredValue(column: "film_links.kind", value: kindText) }
-            links[row["episode_id"], default: [:]][kind, default: []].append(row["url"])
+            try links[row["episode_id"], default: StoredFilmLinks()].add(kind: row["kind"], url: row["url"])
         }
         for index in rows.indices {
-            rows[index].film.links = links[rows[index].film.episodeID] ?? [:]
+            rows[index].film.links = links[rows[index].film.episodeID]?.links ?? [:]
         }
     }
 }
