@@ -20,11 +20,24 @@ struct PostgresPlanTests {
         plan.contains("Seq Scan on products") || plan.contains("Sort")
     }
 
+    /// Whether a plan reads the whole products table, or sorts anything but the matches of a search read into
+    /// `matches` (at most `PostgresListing.fewMatches` of them, `PostgresListing.matchesStatement`).
+    static func problemBeyondSortedMatches(_ plan: String) -> Bool {
+        let nodes = plan.split(separator: "\n").filter { $0.contains("(cost=") }.map {
+            $0.trimmingPrefix(while: { $0 == " " }).trimmingPrefix("->").trimmingPrefix(while: { $0 == " " })
+        }
+        let sortsOtherRows = zip(nodes, nodes.dropFirst()).contains { node, child in
+            node.hasPrefix("Sort") && !child.hasPrefix("CTE Scan on matches")
+        }
+        return plan.contains("Seq Scan on products") || sortsOtherRows || nodes.last?.hasPrefix("Sort") == true
+    }
+
     /// Plans each statement `statements` makes on a connection where scans and sorts are a last resort; returns the
     /// plans that `problem` finds fault with, named.
-    static func failures(_ statements: @escaping @Sendable () throws -> [(name: String, sql: String, binds: PostgresBindings)]) async throws
-        -> [String]?
-    {
+    static func failures(
+        _ problem: @escaping @Sendable (String) -> Bool = problem,
+        _ statements: @escaping @Sendable () throws -> [(name: String, sql: String, binds: PostgresBindings)]
+    ) async throws -> [String]? {
         guard StoreBackend.available.contains(.postgres) else { return nil }
         let temporary = try await TestStore.open(.postgres)
         defer { temporary.remove() }
@@ -95,5 +108,47 @@ struct PostgresPlanTests {
         }
         guard let failures else { return }
         #expect(failures.isEmpty, "\(failures.count) plans read the table or sort:\n\(failures.joined(separator: "\n"))")
+    }
+
+    /// A ranked search with each filter read in one statement: its matches come from the search index, and only
+    /// they are sorted, on a first page and from a cursor either way.
+    @Test func searchesWithFewMatchesReadTheSearchIndexAndSortOnlyTheMatches() async throws {
+        let failures = try await Self.failures(Self.problemBeyondSortedMatches) {
+            var statements: [(String, String, PostgresBindings)] = []
+            let search = SearchQuery("desk lam")
+            let position = RankedWalk.position(rank: 1, order: 7)
+            let cursors =
+                [nil]
+                + [ListCursor.Direction.next, .previous].map {
+                    ListCursor(ordering: "relevance", direction: $0, sortValue: .integer(position), key: .text("K")).encoded()
+                }
+            for (name, filter) in ListingPlanTests.filters {
+                var searched = filter
+                searched.search = "desk lam"
+                let filters = PostgresConditions(searched.query.conditions)
+                for cursor in cursors {
+                    let request = PageRequest(ordering: "relevance", cursor: cursor)
+                    let walk = try RankedWalk(request, ordering: .products, ranks: SearchFields.products.ranks.count)
+                    let statement = PostgresListing.products.matchesStatement(walk, search: search, filters: filters)
+                    statements.append(("a search and \(name)\(cursor == nil ? "" : ", from a cursor")", statement.sql, statement.binds))
+                }
+            }
+            return statements
+        }
+        guard let failures else { return }
+        #expect(failures.isEmpty, "\(failures.count) plans read the table or sort more than the matches:\n\(failures.joined(separator: "\n"))")
+    }
+
+    /// The rule above finds what it is meant to: a sort of the table's rows, and a read of the whole table.
+    @Test func aSortOfAnythingButTheMatchesIsAProblem() {
+        let sortsMatches = """
+            Limit  (cost=1.0..2.0 rows=21 width=8)
+              ->  Sort  (cost=1.0..2.0 rows=21 width=8)
+                    Sort Key: matches.match_rank
+                    ->  CTE Scan on matches  (cost=0.0..1.0 rows=21 width=8)
+            """
+        #expect(!Self.problemBeyondSortedMatches(sortsMatches))
+        #expect(Self.problemBeyondSortedMatches(sortsMatches.replacingOccurrences(of: "CTE Scan on matches", with: "Index Scan on products")))
+        #expect(Self.problemBeyondSortedMatches(sortsMatches.replacingOccurrences(of: "CTE Scan on matches", with: "Seq Scan on products")))
     }
 }

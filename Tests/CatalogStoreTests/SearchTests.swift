@@ -5,6 +5,8 @@ import Foundation
 import GRDB
 import Testing
 
+@testable import PostgresStore
+
 @Suite("Full-text search")
 struct SearchTests {
     @Test func searchTextBecomesWordsPhrasesAndATypedPrefix() {
@@ -138,7 +140,22 @@ struct SearchTests {
     @Test(arguments: StoreBackend.available) func eachEngineMatchesTheReference(_ backend: StoreBackend) async throws {
         let temporary = try await TestStore.open(backend)
         defer { temporary.remove() }
-        let store = temporary.store
+        try await Self.matchTheReference(temporary.store)
+    }
+
+    /// PostgreSQL reads a ranked page of few matches in one statement, and one of many along the search's ranks, in
+    /// several: with no match sorted at once, every search here is walked.
+    @Test func postgresWalkingTheRanksMatchesTheReference() async throws {
+        guard StoreBackend.available.contains(.postgres) else { return }
+        let temporary = try await TestStore.open(.postgres)
+        defer { temporary.remove() }
+        var store = try #require(temporary.store as? PostgresCatalogStore)
+        store.sortedMatchLimit = 0
+        try await Self.matchTheReference(store)
+    }
+
+    /// `store`'s search against the reference (`eachEngineMatchesTheReference`).
+    static func matchTheReference(_ store: any CatalogStore) async throws {
         var random = SplitMix64(seed: 2026)
         var rows: [String: Product] = [:]
         // Ties are in the order rows were first stored: a row deleted and stored again comes last.

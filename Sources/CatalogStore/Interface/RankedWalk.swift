@@ -83,6 +83,17 @@ public struct RankedWalk: Sendable {
     /// Whether the steps read the page from its end: its rows are then reversed once read.
     public var readsBackwards: Bool { !forward }
 
+    /// Whether the page's matches are read in ascending positions.
+    public var readsAscending: Bool { ascendingInQuery }
+
+    /// The cursor's position as one integer, as a cursor carries it; nil for a first page. A statement that reads
+    /// every match at once compares positions with it: the page lies beyond it in the reading order (exclusive),
+    /// and the rows behind the cursor are the others, the cursor's own row included.
+    public var cursorPosition: Int64? { start.map { Self.position(rank: $0.rank, order: $0.order) } }
+
+    /// `rank << orderBits | order`.
+    public static func position(rank: Int, order: Int64) -> Int64 { Int64(rank) << Int64(orderBits) | order }
+
     /// The cursors of the pages on either side of the page whose matches stand at `positions` (as read along
     /// `steps`, at most `pageSize + 1`), given whether `stepsBehind` held a match.
     public func cursors(_ positions: [Position], hasRowsBehind: Bool) -> (next: String?, previous: String?) {
@@ -91,7 +102,7 @@ public struct RankedWalk: Sendable {
         if !forward { shown.reverse() }
         func cursor(_ position: Position?, _ direction: ListCursor.Direction) -> String? {
             guard let position else { return nil }
-            let value = Int64(position.rank) << Int64(Self.orderBits) | position.order
+            let value = Self.position(rank: position.rank, order: position.order)
             return ListCursor(ordering: resolved.ordering, direction: direction, sortValue: .integer(value), key: position.key).encoded()
         }
         let hasNext = forward ? hasMoreInQueryDirection : hasRowsBehind

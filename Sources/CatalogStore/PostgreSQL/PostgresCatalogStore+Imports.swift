@@ -186,8 +186,10 @@ extension PostgresCatalogStore {
 
     public func importReports(page request: PageRequest) async throws -> Page<[ImportReport]> {
         try await transaction(.read) { connection in
-            try await page(.imports, connection, request: request, filters: PostgresConditions(), search: nil, decode: PostgresRows.importReport) {
-                rows in
+            try await page(
+                .imports, connection, request: request, filters: PostgresConditions(), search: nil, walkIn: .single,
+                decode: PostgresRows.importReport
+            ) { rows in
                 try await Self.attachRejections(to: &rows, connection, logger: logger)
             }
         }

@@ -8,7 +8,8 @@ extension PostgresCatalogStore {
             let query = filter.query
             let request = request.ranked(by: query.search, in: .films)
             return try await page(
-                .films, connection, request: request, filters: PostgresConditions(query.conditions), search: query.search, decode: PostgresRows.film
+                .films, connection, request: request, filters: PostgresConditions(query.conditions), search: query.search, walkIn: .single,
+                decode: PostgresRows.film
             ) {
                 rows in
                 try await PostgresRows.attachLinks(to: &rows, connection, logger: logger)
@@ -30,12 +31,11 @@ extension PostgresCatalogStore {
     ) async throws -> Page<Rows> {
         let query = filter.query
         let request = request.ranked(by: query.search, in: .products)
-        let listing = PostgresListing.products
-        return try await transaction(try listing.isRanked(request, query.search) ? .read : .single) { connection in
+        return try await transaction(.single) { connection in
             var filters = PostgresConditions(query.conditions)
             let count = Self.productCount(query, &filters)
-            return try await listing.page(
-                connection, request: request, filters: filters, search: query.search, count: count, store: description,
+            return try await listing(.products).page(
+                connection, request: request, filters: filters, search: query.search, count: count, walkIn: .read, store: description,
                 logger: logger, into: rows
             ) { rows, row in try PostgresRows.withStoredProduct(row) { rows.append($0) } }
         }
@@ -62,9 +62,10 @@ extension PostgresCatalogStore {
 
     public func categories(_ filter: CategoryFilter, page request: PageRequest) async throws -> Page<[CategoryRow]> {
         let request = request.ranked(by: filter.searchQuery, in: .categories)
-        return try await transaction(try PostgresListing.categories.isRanked(request, filter.searchQuery) ? .read : .single) { connection in
+        return try await transaction(.single) { connection in
             try await page(
-                .categories, connection, request: request, filters: PostgresConditions(), search: filter.searchQuery, decode: PostgresRows.category)
+                .categories, connection, request: request, filters: PostgresConditions(), search: filter.searchQuery, walkIn: .read,
+                decode: PostgresRows.category)
         }
     }
 
@@ -77,16 +78,25 @@ extension PostgresCatalogStore {
     }
 
     /// One page of `listing` on `connection`: its rows, completed by `complete` (their links, say: run it in a
-    /// `.read` transaction then), the count over all pages, and the versions.
+    /// `.read` transaction then), the count over all pages, and the versions; `walkIn` as `PostgresListing.page` has it.
     func page<Row: Sendable>(
         _ listing: PostgresListing, _ connection: PostgresConnection, request: PageRequest, filters: PostgresConditions,
-        search: SearchQuery?, decode: (PostgresRandomAccessRow) throws -> Row, complete: (inout [Row]) async throws -> Void = { _ in }
+        search: SearchQuery?, walkIn walkTransaction: PostgresTransactionKind, decode: (PostgresRandomAccessRow) throws -> Row,
+        complete: (inout [Row]) async throws -> Void = { _ in }
     ) async throws -> Page<[Row]> {
-        var page = try await listing.page(
-            connection, request: request, filters: filters, search: search, count: nil, store: description, logger: logger, into: []
+        var page = try await self.listing(listing).page(
+            connection, request: request, filters: filters, search: search, count: nil, walkIn: walkTransaction, store: description,
+            logger: logger, into: []
         ) { rows, row in rows.append(try decode(row)) }
         try await complete(&page.rows)
         return page
+    }
+
+    /// `listing` as this store reads it.
+    func listing(_ listing: PostgresListing) -> PostgresListing {
+        var listing = listing
+        listing.sortedMatchLimit = sortedMatchLimit
+        return listing
     }
 
     /// The rows of one statement, each read by `decode`.

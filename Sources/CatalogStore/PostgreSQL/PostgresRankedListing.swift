@@ -3,11 +3,15 @@ import Logging
 import PostgresNIO
 
 extension PostgresListing {
-    /// How many matches a search has at most for its steps to be read from the search index and sorted.
-    static let fewMatches = 20_000
+    /// How many matches a search has at most for its page to be read in one statement (`fewMatchesPage`), unless a
+    /// listing says otherwise (`sortedMatchLimit`). The statement reads them whole to rank them: with more, reading
+    /// the first of them is wasted, the cost of the statement that finds that a word is common.
+    static let fewMatches = 2_000
+    /// How many matches a search has at most for a walk of its ranks to read each rank's matches from the search
+    /// index and sort them, rather than walk the rows in their order and check each.
+    static let sortedMatches = 20_000
 
-    /// Whether a page of `request` is read along the ranks of `search` (`RankedWalk`), in several statements that
-    /// need one snapshot: a `.read` transaction.
+    /// Whether a page of `request` is read in `search`'s ranks (`RankedWalk`).
     func isRanked(_ request: PageRequest, _ search: SearchQuery?) throws -> Bool {
         try search != nil && searchIndex != nil && ordering.resolveOrdering(request).field == ListOrdering.relevance
     }
@@ -37,11 +41,75 @@ extension PostgresListing {
         return (sql, statement.binds)
     }
 
-    /// Reads one page of the rows `filters` and `search` select: along the search's ranks when ordered by relevance
-    /// (in a `.read` transaction: `isRanked`), by the keyset of its ordering otherwise (`page`).
+    /// The one statement that reads a page of a search with few matches, ranked (`PostgresPlanTests` asks
+    /// PostgreSQL's plans): every match, `sortedMatchLimit + 1` at most, each with its rank, read from the search
+    /// index without regard to order; the page of them on the far side of the cursor, sorted; and in the same row,
+    /// one row at least (the page's columns null when it is empty), their count, whether a match lies behind the
+    /// cursor, and the versions. A count above `sortedMatchLimit` says that the search has more: its ranks are
+    /// walked instead (`page`).
+    func matchesStatement(_ walk: RankedWalk, search: SearchQuery, filters: PostgresConditions) -> (sql: String, binds: PostgresBindings) {
+        var statement = filters
+        guard let searchIndex else { return ("SELECT \(columns) FROM \(table) WHERE false", filters.binds) }
+        statement.add(searchIndex.condition(search, &statement))
+        let rank = search.matchesNothing ? "0" : searchIndex.rankExpression(search, &statement)
+        let position = "(match_rank::bigint << \(RankedWalk.orderBits)) | match_order"
+        var (pageSide, behind) = ("true", "false")
+        if let cursor = walk.cursorPosition {
+            pageSide = "\(position) \(walk.readsAscending ? ">" : "<") \(statement.parameter(cursor))"
+            behind = "EXISTS (SELECT 1 FROM matches WHERE NOT (\(pageSide)))"
+        }
+        let direction = walk.readsAscending ? "ASC" : "DESC"
+        let sql = """
+            WITH matches AS MATERIALIZED (
+            SELECT \(columns), \(searchIndex.orderColumn) AS match_order, \(keyColumn) AS match_key, \(rank) AS match_rank
+            FROM \(table) \(statement.whereSQL) LIMIT \(statement.parameter(Int64(sortedMatchLimit + 1))))
+            SELECT page.*, meta.* FROM (
+            SELECT (SELECT COUNT(*) FROM matches)::bigint AS listing_count, \(behind) AS beyond_cursor, \(PostgresCatalogStore.versionColumns)
+            ) AS meta LEFT JOIN LATERAL (
+            SELECT * FROM matches WHERE \(pageSide) ORDER BY match_rank \(direction), match_order \(direction)
+            LIMIT \(statement.parameter(Int64(walk.pageSize + 1)))) AS page ON true
+            """
+        return (sql, statement.binds)
+    }
+
+    /// A page of a search with few matches, read in one statement (`matchesStatement`); nil when it has more.
+    func fewMatchesPage<Rows: PageRows>(
+        _ connection: PostgresConnection, walk: RankedWalk, filters: PostgresConditions, search: SearchQuery, store: String, logger: Logger,
+        into rows: Rows, append: (inout Rows, PostgresRandomAccessRow) throws -> Void
+    ) async throws -> Page<Rows>? {
+        let statement = matchesStatement(walk, search: search, filters: filters)
+        var fetched: [PostgresRandomAccessRow] = []
+        for try await row in try await connection.query(PostgresQuery(unsafeSQL: statement.sql, binds: statement.binds), logger: logger) {
+            fetched.append(row.makeRandomAccess())
+        }
+        guard let meta = fetched.first else { throw StoreUnavailable(store: store, reason: "the matches of a search returned no row") }
+        let total = Int(try meta["listing_count"].decode(Int64.self))
+        guard total <= sortedMatchLimit else { return nil }
+        let versions = try PostgresCatalogStore.versions(from: meta)
+        let hasRowsBehind = try meta["beyond_cursor"].decode(Bool.self)
+        if meta["match_order"].bytes == nil { fetched = [] }
+        var rows = rows
+        var positions: [RankedWalk.Position] = []
+        for row in fetched {
+            positions.append(
+                RankedWalk.Position(
+                    rank: try row["match_rank"].decode(Int.self), order: try row["match_order"].decode(Int64.self),
+                    key: try .init(row["match_key"])))
+            if positions.count <= walk.pageSize { try append(&rows, row) }
+        }
+        if walk.readsBackwards { rows.reverse() }
+        let (next, previous) = walk.cursors(positions, hasRowsBehind: hasRowsBehind)
+        return Page(rows: rows, count: total, nextCursor: next, previousCursor: previous, versions: versions)
+    }
+
+    /// Reads one page of the rows `filters` and `search` select: by the keyset of its ordering (`page`) unless it is
+    /// ordered by relevance (`isRanked`). A ranked page of few matches is one statement (`fewMatchesPage`); one of
+    /// many is read along the search's ranks, in several statements that need one snapshot: `walkIn` is the
+    /// transaction they open, `.single` when the caller's transaction is one already.
     func page<Rows: PageRows>(
         _ connection: PostgresConnection, request: PageRequest, filters: PostgresConditions, search: SearchQuery?, count: String?,
-        store: String, logger: Logger, into rows: Rows, append: (inout Rows, PostgresRandomAccessRow) throws -> Void
+        walkIn walkTransaction: PostgresTransactionKind, store: String, logger: Logger, into rows: Rows,
+        append: (inout Rows, PostgresRandomAccessRow) throws -> Void
     ) async throws -> Page<Rows> {
         let selected = selecting(filters, search)
         guard let search, let searchIndex, try isRanked(request, search) else {
@@ -49,6 +117,23 @@ extension PostgresListing {
                 connection, request: request, conditions: selected, count: count, store: store, logger: logger, into: rows, append: append)
         }
         let walk = try RankedWalk(request, ordering: ordering, ranks: searchIndex.fields.ranks.count)
+        if let page = try await fewMatchesPage(
+            connection, walk: walk, filters: filters, search: search, store: store, logger: logger, into: rows, append: append)
+        {
+            return page
+        }
+        return try await connection.transaction(walkTransaction, logger: logger) { connection in
+            try await walkedPage(
+                connection, walk: walk, filters: filters, selected: selected, search: search, count: count, store: store, logger: logger,
+                into: rows, append: append)
+        }
+    }
+
+    /// A page of a search with many matches, read along its ranks.
+    private func walkedPage<Rows: PageRows>(
+        _ connection: PostgresConnection, walk: RankedWalk, filters: PostgresConditions, selected: PostgresConditions, search: SearchQuery,
+        count: String?, store: String, logger: Logger, into rows: Rows, append: (inout Rows, PostgresRandomAccessRow) throws -> Void
+    ) async throws -> Page<Rows> {
         /// Reads the matches of one step, at most `limit`, handing each to `body` with its position.
         func read(_ step: RankedWalk.Step, limit: Int, _ body: (PostgresRandomAccessRow, RankedWalk.Position) throws -> Void) async throws {
             guard !search.matchesNothing else { return }
@@ -77,7 +162,7 @@ extension PostgresListing {
         // any word matches a thousandth of the rows). With few matches, the GIN index gives them all and they are
         // sorted: told so for the rest of this read-only transaction, where the setting ends (what a caller reads
         // after the page in it, a film's links, reads small tables). No match, no step to read.
-        if total > 0, total <= Self.fewMatches {
+        if total > 0, total <= Self.sortedMatches {
             let sql = "SELECT set_config('enable_indexscan', 'off', true), set_config('enable_seqscan', 'off', true)"
             try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
         }

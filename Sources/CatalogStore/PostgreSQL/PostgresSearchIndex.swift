@@ -44,12 +44,26 @@ struct PostgresSearchIndex {
         }.joined(separator: " & ")
     }
 
+    /// The rank of a row that matches `query`: the first rank whose columns hold the match; its texts parameters of
+    /// `conditions`.
+    func rankExpression(_ query: SearchQuery, _ conditions: inout PostgresConditions) -> String {
+        let cases = (0..<(fields.ranks.count - 1)).map { rank in
+            "WHEN \(matches(tsquery(query, columns: fields.columns(throughRank: rank)), &conditions)) THEN \(rank)"
+        }
+        return cases.isEmpty ? "0" : "CASE \(cases.joined(separator: " ")) ELSE \(fields.ranks.count - 1) END"
+    }
+
+    /// Whether the row's vector matches the `tsquery` text `text`, a parameter of `conditions`.
+    private func matches(_ text: String, _ conditions: inout PostgresConditions) -> String {
+        "search_vector @@ to_tsquery('simple'::regconfig, catalog_search_fold(\(conditions.parameter(text))))"
+    }
+
     /// The condition that selects the matches of `query` in `rank` and no better one, or in any column when nil; its
     /// text a parameter of `conditions`.
     func condition(_ query: SearchQuery, rank: Int? = nil, _ conditions: inout PostgresConditions) -> String {
         guard !query.matchesNothing else { return "false" }
         var text = tsquery(query, columns: rank.map { fields.columns(throughRank: $0) })
         if let rank, rank > 0 { text = "(\(text)) & !(\(tsquery(query, columns: fields.columns(throughRank: rank - 1))))" }
-        return "search_vector @@ to_tsquery('simple'::regconfig, catalog_search_fold(\(conditions.parameter(text))))"
+        return matches(text, &conditions)
     }
 }
