@@ -150,7 +150,7 @@ struct SearchTests {
         let temporary = try await TestStore.open(.postgres)
         defer { temporary.remove() }
         var store = try #require(temporary.store as? PostgresCatalogStore)
-        store.sortedMatchLimit = 0
+        store.fewMatchLimit = 0
         try await Self.matchTheReference(store)
     }
 

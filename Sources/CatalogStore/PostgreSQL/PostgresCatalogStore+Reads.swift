@@ -95,7 +95,7 @@ extension PostgresCatalogStore {
     /// `listing` as this store reads it.
     func listing(_ listing: PostgresListing) -> PostgresListing {
         var listing = listing
-        listing.sortedMatchLimit = sortedMatchLimit
+        listing.fewMatchLimit = fewMatchLimit
         return listing
     }
 

@@ -26,9 +26,9 @@ public struct PostgresCatalogStore: CatalogStore {
     public var streamedListingWait = StreamedListingAbandoned.defaultWait
     /// The longest a call waits for a pooled connection before it is `StoreUnavailable`.
     let connectionWait: Duration
-    /// The most matches of a ranked search a page reads at once and sorts (`PostgresListing.fewMatches`); tests
-    /// lower it to walk the ranks of few rows.
-    var sortedMatchLimit = PostgresListing.fewMatches
+    /// The most matches of a ranked search whose page is read in one statement (`PostgresListing.fewMatches`);
+    /// tests lower it to walk the ranks of few rows.
+    var fewMatchLimit = PostgresListing.fewMatches
     public let location: PostgresLocation
     /// Ends when `close()` is called, and with it `runConnections()`.
     private let closing: AsyncStream<Void>

@@ -14,8 +14,8 @@ struct PostgresListing {
     var expressions: [String: String] = [:]
     /// The column a search reads, when the resource has one.
     var searchIndex: PostgresSearchIndex?
-    /// The most matches of a ranked search read at once and sorted; beyond, its ranks are walked.
-    var sortedMatchLimit = Self.fewMatches
+    /// The most matches of a ranked search whose page is read in one statement; beyond, its ranks are walked.
+    var fewMatchLimit = Self.fewMatches
 
     /// How many times an empty page is read before giving up, when commits keep filling it in between.
     static let emptyPageAttempts = 3

@@ -4,7 +4,7 @@ import PostgresNIO
 
 extension PostgresListing {
     /// How many matches a search has at most for its page to be read in one statement (`fewMatchesPage`), unless a
-    /// listing says otherwise (`sortedMatchLimit`). The statement reads them whole to rank them: with more, reading
+    /// listing says otherwise (`fewMatchLimit`). The statement reads them whole to rank them: with more, reading
     /// the first of them is wasted, the cost of the statement that finds that a word is common.
     static let fewMatches = 2_000
     /// How many matches a search has at most for a walk of its ranks to read each rank's matches from the search
@@ -42,15 +42,14 @@ extension PostgresListing {
     }
 
     /// The one statement that reads a page of a search with few matches, ranked (`PostgresPlanTests` asks
-    /// PostgreSQL's plans): every match, `sortedMatchLimit + 1` at most, each with its rank, read from the search
+    /// PostgreSQL's plans): every match, `fewMatchLimit + 1` at most, each with its rank, read from the search
     /// index without regard to order; the page of them on the far side of the cursor, sorted; and in the same row,
     /// one row at least (the page's columns null when it is empty), their count, whether a match lies behind the
-    /// cursor, and the versions. A count above `sortedMatchLimit` says that the search has more: its ranks are
+    /// cursor, and the versions. A count above `fewMatchLimit` says that the search has more: its ranks are
     /// walked instead (`page`).
     func matchesStatement(_ walk: RankedWalk, search: SearchQuery, filters: PostgresConditions) -> (sql: String, binds: PostgresBindings) {
-        var statement = filters
         guard let searchIndex else { return ("SELECT \(columns) FROM \(table) WHERE false", filters.binds) }
-        statement.add(searchIndex.condition(search, &statement))
+        var statement = selecting(filters, search)
         let rank = search.matchesNothing ? "0" : searchIndex.rankExpression(search, &statement)
         let position = "(match_rank::bigint << \(RankedWalk.orderBits)) | match_order"
         var (pageSide, behind) = ("true", "false")
@@ -62,7 +61,7 @@ extension PostgresListing {
         let sql = """
             WITH matches AS MATERIALIZED (
             SELECT \(columns), \(searchIndex.orderColumn) AS match_order, \(keyColumn) AS match_key, \(rank) AS match_rank
-            FROM \(table) \(statement.whereSQL) LIMIT \(statement.parameter(Int64(sortedMatchLimit + 1))))
+            FROM \(table) \(statement.whereSQL) LIMIT \(statement.parameter(Int64(fewMatchLimit + 1))))
             SELECT page.*, meta.* FROM (
             SELECT (SELECT COUNT(*) FROM matches)::bigint AS listing_count, \(behind) AS beyond_cursor, \(PostgresCatalogStore.versionColumns)
             ) AS meta LEFT JOIN LATERAL (
@@ -84,17 +83,14 @@ extension PostgresListing {
         }
         guard let meta = fetched.first else { throw StoreUnavailable(store: store, reason: "the matches of a search returned no row") }
         let total = Int(try meta["listing_count"].decode(Int64.self))
-        guard total <= sortedMatchLimit else { return nil }
+        guard total <= fewMatchLimit else { return nil }
         let versions = try PostgresCatalogStore.versions(from: meta)
         let hasRowsBehind = try meta["beyond_cursor"].decode(Bool.self)
         if meta["match_order"].bytes == nil { fetched = [] }
         var rows = rows
         var positions: [RankedWalk.Position] = []
         for row in fetched {
-            positions.append(
-                RankedWalk.Position(
-                    rank: try row["match_rank"].decode(Int.self), order: try row["match_order"].decode(Int64.self),
-                    key: try .init(row["match_key"])))
+            positions.append(try Self.position(row, rank: try row["match_rank"].decode(Int.self)))
             if positions.count <= walk.pageSize { try append(&rows, row) }
         }
         if walk.readsBackwards { rows.reverse() }
@@ -111,10 +107,10 @@ extension PostgresListing {
         walkIn walkTransaction: PostgresTransactionKind, store: String, logger: Logger, into rows: Rows,
         append: (inout Rows, PostgresRandomAccessRow) throws -> Void
     ) async throws -> Page<Rows> {
-        let selected = selecting(filters, search)
         guard let search, let searchIndex, try isRanked(request, search) else {
             return try await page(
-                connection, request: request, conditions: selected, count: count, store: store, logger: logger, into: rows, append: append)
+                connection, request: request, conditions: selecting(filters, search), count: count, store: store, logger: logger, into: rows,
+                append: append)
         }
         let walk = try RankedWalk(request, ordering: ordering, ranks: searchIndex.fields.ranks.count)
         if let page = try await fewMatchesPage(
@@ -124,15 +120,15 @@ extension PostgresListing {
         }
         return try await connection.transaction(walkTransaction, logger: logger) { connection in
             try await walkedPage(
-                connection, walk: walk, filters: filters, selected: selected, search: search, count: count, store: store, logger: logger,
-                into: rows, append: append)
+                connection, walk: walk, filters: filters, search: search, count: count, store: store, logger: logger, into: rows,
+                append: append)
         }
     }
 
     /// A page of a search with many matches, read along its ranks.
     private func walkedPage<Rows: PageRows>(
-        _ connection: PostgresConnection, walk: RankedWalk, filters: PostgresConditions, selected: PostgresConditions, search: SearchQuery,
-        count: String?, store: String, logger: Logger, into rows: Rows, append: (inout Rows, PostgresRandomAccessRow) throws -> Void
+        _ connection: PostgresConnection, walk: RankedWalk, filters: PostgresConditions, search: SearchQuery, count: String?, store: String,
+        logger: Logger, into rows: Rows, append: (inout Rows, PostgresRandomAccessRow) throws -> Void
     ) async throws -> Page<Rows> {
         /// Reads the matches of one step, at most `limit`, handing each to `body` with its position.
         func read(_ step: RankedWalk.Step, limit: Int, _ body: (PostgresRandomAccessRow, RankedWalk.Position) throws -> Void) async throws {
@@ -140,14 +136,13 @@ extension PostgresListing {
             let statement = stepStatement(step, search: search, filters: filters, limit: limit)
             for try await row in try await connection.query(PostgresQuery(unsafeSQL: statement.sql, binds: statement.binds), logger: logger) {
                 let row = row.makeRandomAccess()
-                let position = RankedWalk.Position(
-                    rank: step.rank, order: try row["match_order"].decode(Int64.self), key: try .init(row["match_key"]))
-                try body(row, position)
+                try body(row, try Self.position(row, rank: step.rank))
             }
         }
         // The count and the versions in one statement, from the transaction's snapshot like the steps. (Changing a
         // setting in the same statement would cost no round trip, but set_config is unsafe in parallel: the count of
         // a word most rows hold, which PostgreSQL counts with two workers, then took three times as long.)
+        let selected = selecting(filters, search)
         let countSQL = count ?? "SELECT COUNT(*) FROM \(table) \(selected.whereSQL)"
         var total = 0
         var versions: StoreVersions?
@@ -182,5 +177,10 @@ extension PostgresListing {
         let (next, previous) = walk.cursors(positions, hasRowsBehind: hasRowsBehind)
         guard let versions else { throw StoreUnavailable(store: store, reason: "the count of a search returned no row") }
         return Page(rows: rows, count: total, nextCursor: next, previousCursor: previous, versions: versions)
+    }
+
+    /// Where a match a statement read stands in the walk: `rank`, and its `match_order` and `match_key` columns.
+    private static func position(_ row: PostgresRandomAccessRow, rank: Int) throws -> RankedWalk.Position {
+        RankedWalk.Position(rank: rank, order: try row["match_order"].decode(Int64.self), key: try .init(row["match_key"]))
     }
 }

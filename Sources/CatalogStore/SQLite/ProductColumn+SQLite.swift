@@ -40,9 +40,10 @@ extension ProductColumn {
 }
 
 extension Row {
-    /// The value of a `products` column, named by its case and read at its place (`position`). Every column is text or an integer, read straight from SQLite's
-    /// own conversions (`StatementColumnConvertible`): the generic path through `DatabaseValue` looked up type
-    /// metadata at run time for every value, a third of the CPU of a page of 100 products with the cache off.
+    /// The value of a `products` column, named by its case and read at its place (`position`). Every column is text
+    /// or an integer, read straight from SQLite's own conversions (`StatementColumnConvertible`): the generic path
+    /// through `DatabaseValue` looked up type metadata at run time for every value, a third of the CPU of a page of
+    /// 100 products with the cache off.
     subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ column: ProductColumn) -> Value {
         self[column.position]
     }
