@@ -10,57 +10,62 @@ struct AcceptEncoding: Equatable {
     let prefersGzip: Bool
 
     init(_ fields: HTTPFields) {
-        self.init(fields[values: .acceptEncoding])
+        var qualities = Qualities()
+        HeaderBytes.forEachValue(of: .acceptEncoding, in: fields) { qualities.read($0) }
+        prefersGzip = qualities.prefersGzip
     }
 
     init(_ lines: [String]) {
+        var qualities = Qualities()
+        for var line in lines { line.withUTF8 { qualities.read($0[...]) } }
+        prefersGzip = qualities.prefersGzip
+    }
+
+    /// The qualities the elements read so far give the codings that matter here.
+    private struct Qualities {
         var gzip: Double?
         var identity: Double?
         var any: Double?
-        for line in lines {
-            for element in line.split(separator: ",") {
-                guard let (coding, quality) = Self.parse(element) else { continue }
+
+        var prefersGzip: Bool {
+            let gzipQuality = gzip ?? any ?? 0
+            return gzipQuality > 0 && gzipQuality >= (identity ?? 0)
+        }
+
+        mutating func read(_ line: HeaderBytes.Bytes) {
+            HeaderBytes.forEach(in: line, separatedBy: UInt8(ascii: ",")) { element in
+                guard let (coding, quality) = Self.parse(element) else { return }
                 // The first mention of a coding counts, as for any list where a repeat is an error.
-                switch coding {
-                case "gzip", "x-gzip": gzip = gzip ?? quality
-                case "identity": identity = identity ?? quality
-                case "*": any = any ?? quality
-                default: break
+                if HeaderBytes.equalIgnoringCase(coding, "gzip") || HeaderBytes.equalIgnoringCase(coding, "x-gzip") {
+                    gzip = gzip ?? quality
+                } else if HeaderBytes.equalIgnoringCase(coding, "identity") {
+                    identity = identity ?? quality
+                } else if HeaderBytes.equalIgnoringCase(coding, "*") {
+                    any = any ?? quality
                 }
             }
         }
-        let gzipQuality = gzip ?? any ?? 0
-        prefersGzip = gzipQuality > 0 && gzipQuality >= (identity ?? 0)
-    }
 
-    /// `coding[;q=value]` as the lower-cased coding and its quality (1 when absent); nil when malformed.
-    private static func parse(_ element: Substring) -> (String, Double)? {
-        let parts = element.split(separator: ";", omittingEmptySubsequences: false)
-        guard let first = parts.first else { return nil }
-        let coding = first.trimmingWhitespace().lowercased()
-        guard !coding.isEmpty else { return nil }
-        var quality = 1.0
-        for parameter in parts.dropFirst() {
-            let pair = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard pair.count == 2, pair[0].trimmingWhitespace().lowercased() == "q" else { continue }
-            // qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] ); anything else makes the element void.
-            let text = pair[1].trimmingWhitespace()
-            guard text.utf8.count <= 5, text.utf8.allSatisfy({ $0 == UInt8(ascii: ".") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-                let value = Double(text), (0...1).contains(value)
-            else { return nil }
-            quality = value
+        /// `coding[;q=value]` as the coding and its quality (1 when absent); nil when malformed.
+        private static func parse(_ element: HeaderBytes.Bytes) -> (HeaderBytes.Bytes, Double)? {
+            let codingEnd = element.firstIndex(of: UInt8(ascii: ";")) ?? element.endIndex
+            let coding = HeaderBytes.trimmed(element[..<codingEnd])
+            guard !coding.isEmpty else { return nil }
+            var quality = 1.0
+            var valid = true
+            let parameters = codingEnd == element.endIndex ? element[codingEnd...] : element[(codingEnd + 1)...]
+            HeaderBytes.forEach(in: parameters, separatedBy: UInt8(ascii: ";")) { parameter in
+                guard valid, let equals = parameter.firstIndex(of: UInt8(ascii: "=")),
+                    HeaderBytes.equalIgnoringCase(HeaderBytes.trimmed(parameter[..<equals]), "q")
+                else { return }
+                // qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] ); anything else makes the element void.
+                let text = HeaderBytes.trimmed(parameter[(equals + 1)...])
+                guard text.count <= 5, text.allSatisfy({ $0 == UInt8(ascii: ".") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+                    let value = Double(String(decoding: text, as: UTF8.self)), (0...1).contains(value)
+                else { return valid = false }
+                quality = value
+            }
+            return valid ? (coding, quality) : nil
         }
-        return (coding, quality)
-    }
-}
-
-extension Substring {
-    /// Without the spaces and tabs (HTTP's optional whitespace) at either end.
-    fileprivate func trimmingWhitespace() -> Substring {
-        let isSpace = { (character: Character) in character == " " || character == "\t" }
-        var text = self
-        while let first = text.first, isSpace(first) { text = text.dropFirst() }
-        while let last = text.last, isSpace(last) { text = text.dropLast() }
-        return text
     }
 }

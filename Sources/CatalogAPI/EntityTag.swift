@@ -26,7 +26,7 @@ struct EntityTag {
 
     /// The tag of the same bytes sent gzip-compressed: another representation, so another tag (RFC 9110, 8.8.3),
     /// and a client holding one is never told by a 304 that it has the other.
-    var gzipped: EntityTag { EntityTag(value: String(value.dropLast()) + "-gzip\"") }
+    var gzipped: EntityTag { EntityTag(value: String(decoding: value.utf8.dropLast(), as: UTF8.self) + "-gzip\"") }
 
     /// This tag, or its gzip form when `gzip` is true.
     func encoded(gzip: Bool) -> EntityTag { gzip ? gzipped : self }

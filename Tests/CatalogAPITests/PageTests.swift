@@ -28,9 +28,10 @@ struct PageTests {
     static func body(_ response: TestResponse) -> String { String(buffer: response.body) }
 
     @Test func acceptDecidesTheFormatAndFormatOverridesIt() throws {
-        func format(_ accept: String?, _ uri: String = "/products") throws -> ResponseFormat {
+        func format(_ accept: String?, _ uri: String = "/products", alsoAccept: String? = nil) throws -> ResponseFormat {
             var headers: HTTPFields = [:]
             if let accept { headers[.accept] = accept }
+            if let alsoAccept { headers.append(HTTPField(name: .accept, value: alsoAccept)) }
             return try ResponseFormat(
                 Request(
                     head: HTTPRequest(method: .get, scheme: "http", authority: "localhost", path: uri, headerFields: headers),
@@ -48,6 +49,25 @@ struct PageTests {
         #expect(try format(Self.browser[.accept], "/products?format=json") == .json)
         #expect(try format("*/*", "/products?format=html") == .html)
         #expect(throws: Problem.self) { try format(nil, "/products?format=xml") }
+        // Several Accept fields count as one list of their ranges.
+        #expect(try format("text/html", alsoAccept: "application/json") == .json)
+        #expect(try format("application/json;q=0.5", alsoAccept: "text/html") == .html)
+        #expect(try format("image/webp", alsoAccept: " text/html ; q=0.9 ,*/*;q=0.8") == .html)
+    }
+
+    @Test func textAndAttributesAreEscapedWhereverTheCharactersFall() {
+        let cases = [
+            ("", ""), ("plain", "plain"), ("<", "&lt;"), ("a<b>&\"'c", "a&lt;b&gt;&amp;&quot;&#39;c"), ("&&", "&amp;&amp;"),
+            ("café <é>", "café &lt;é&gt;"), ("end'", "end&#39;"),
+        ]
+        for (value, escaped) in cases {
+            var html = HTMLWriter()
+            html.text(value)
+            #expect(String(decoding: html.bytes, as: UTF8.self) == escaped, "\(value)")
+            var attribute = HTMLWriter()
+            attribute.open("a", ["title": value])
+            #expect(String(decoding: attribute.bytes, as: UTF8.self) == (value.isEmpty ? "<a title>" : "<a title=\"\(escaped)\">"), "\(value)")
+        }
     }
 
     @Test(arguments: StoreBackend.available) func jsonClientsGetTheSameBytesAndBrowsersGetAPage(_ backend: StoreBackend) async throws {

@@ -17,17 +17,26 @@ struct HTMLWriter {
         literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
-    /// Text, escaped.
+    /// Text, escaped: the runs between the bytes that need escaping are appended whole.
     mutating func text(_ value: String) {
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "&"): bytes.append(contentsOf: "&amp;".utf8)
-            case UInt8(ascii: "<"): bytes.append(contentsOf: "&lt;".utf8)
-            case UInt8(ascii: ">"): bytes.append(contentsOf: "&gt;".utf8)
-            case UInt8(ascii: "\""): bytes.append(contentsOf: "&quot;".utf8)
-            case UInt8(ascii: "'"): bytes.append(contentsOf: "&#39;".utf8)
-            default: bytes.append(byte)
+        var value = value
+        value.withUTF8 { source in
+            var runStart = source.startIndex
+            for index in source.indices {
+                let escaped: StaticString
+                switch source[index] {
+                case UInt8(ascii: "&"): escaped = "&amp;"
+                case UInt8(ascii: "<"): escaped = "&lt;"
+                case UInt8(ascii: ">"): escaped = "&gt;"
+                case UInt8(ascii: "\""): escaped = "&quot;"
+                case UInt8(ascii: "'"): escaped = "&#39;"
+                default: continue
+                }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart..<index]))
+                markup(escaped)
+                runStart = index + 1
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart...]))
         }
     }
 
