@@ -4,7 +4,8 @@ import HTTPTypes
 ///
 /// `gzip` (or its alias `x-gzip`) with a q-value above 0 accepts it; `gzip;q=0` refuses it even when `*`
 /// is there; without `gzip`, `*` with a q-value above 0 stands for it. A client that ranks `identity`
-/// above gzip gets the plain bytes. Malformed elements are skipped, never an error.
+/// above gzip gets the plain bytes. Malformed elements are skipped, never an error. The value is read as bytes, as
+/// RFC 9110's grammar is written: only `,`, `;` and `=` themselves separate, whatever characters follow them.
 struct AcceptEncoding: Equatable {
     /// The client accepts gzip and does not prefer the plain bytes to it.
     let prefersGzip: Bool
@@ -12,12 +13,6 @@ struct AcceptEncoding: Equatable {
     init(_ fields: HTTPFields) {
         var qualities = Qualities()
         HeaderBytes.forEachValue(of: .acceptEncoding, in: fields) { qualities.read($0) }
-        prefersGzip = qualities.prefersGzip
-    }
-
-    init(_ lines: [String]) {
-        var qualities = Qualities()
-        for var line in lines { line.withUTF8 { qualities.read($0[...]) } }
         prefersGzip = qualities.prefersGzip
     }
 
@@ -32,8 +27,8 @@ struct AcceptEncoding: Equatable {
             return gzipQuality > 0 && gzipQuality >= (identity ?? 0)
         }
 
-        mutating func read(_ line: HeaderBytes.Bytes) {
-            HeaderBytes.forEach(in: line, separatedBy: UInt8(ascii: ",")) { element in
+        mutating func read(_ value: HeaderBytes.Bytes) {
+            HeaderBytes.forEach(in: value, separatedBy: UInt8(ascii: ",")) { element in
                 guard let (coding, quality) = Self.parse(element) else { return }
                 // The first mention of a coding counts, as for any list where a repeat is an error.
                 if HeaderBytes.equalIgnoringCase(coding, "gzip") || HeaderBytes.equalIgnoringCase(coding, "x-gzip") {
@@ -62,7 +57,10 @@ struct AcceptEncoding: Equatable {
                 let text = HeaderBytes.trimmed(parameter[(equals + 1)...])
                 guard text.count <= 5, text.allSatisfy({ $0 == UInt8(ascii: ".") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
                     let value = Double(String(decoding: text, as: UTF8.self)), (0...1).contains(value)
-                else { return valid = false }
+                else {
+                    valid = false
+                    return
+                }
                 quality = value
             }
             return valid ? (coding, quality) : nil

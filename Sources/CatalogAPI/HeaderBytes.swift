@@ -5,7 +5,8 @@ import HTTPTypes
 enum HeaderBytes {
     typealias Bytes = Slice<UnsafeBufferPointer<UInt8>>
 
-    /// Calls `body` with each of the elements of `value` that `separator` divides, in order.
+    /// Calls `body` with each of the elements of `value` that `separator` divides, in order: empty ones too, except
+    /// after a trailing separator.
     static func forEach(in value: Bytes, separatedBy separator: UInt8, _ body: (Bytes) -> Void) {
         var rest = value
         while !rest.isEmpty {
@@ -34,8 +35,8 @@ enum HeaderBytes {
         }
     }
 
-    /// Calls `body` with the bytes of each field of `fields` named `name`: several fields of one name are read as
-    /// their values would be listed in one, without joining them into a new string.
+    /// Calls `body` with the bytes of each field of `fields` named `name`, in order, without joining their values
+    /// into a new string as `HTTPFields`' subscript does.
     static func forEachValue(of name: HTTPField.Name, in fields: HTTPFields, _ body: (Bytes) -> Void) {
         for field in fields where field.name == name {
             var value = field.value

@@ -109,12 +109,15 @@ struct CompressionTests {
             (["*"], true), (["*;q=0"], false), (["*, gzip;q=0"], false), (["gzip;q=0, *"], false), (["identity;q=0.5, gzip"], true),
             (["gzip;q=0.5, identity"], false), (["gzip;q=2"], false), (["gzip;q=abc"], false), (["gzip;q=0.5;level=1"], true),
             ([" gzip ;  q=1.000 "], true), (["identity"], false), (["br;q=1, gzip;q=0.9"], true),
-            // Several fields count as one list, the first mention of a coding winning; case and spaces do not matter.
-            (["br", "gzip"], true), (["gzip;q=0", "gzip"], false), (["identity;q=1", "gzip;q=0.5"], false), (["X-GZIP ; Q=0.5"], true),
-            (["gzip;q=1.5"], false), (["gzip;q=0.5.1"], false), (["gzip;q"], true), ([",,gzip,,"], true), (["gzip;;q=0"], false),
+            (["X-GZIP ; Q=0.5"], true), (["gzip;q=1.5"], false), (["gzip;q=0.5.1"], false), (["gzip;q"], true), ([",,gzip,,"], true),
+            (["gzip;;q=0"], false),
+            // Only the bytes `,`, `;` and `=` separate: not a character canonically equal to one, nor one a mark follows.
+            (["gzip\u{037E}"], false), (["gzip,\u{0301}"], true),
+            // Several fields count as one list, the first mention of a coding winning.
+            (["br", "gzip"], true), (["gzip;q=0", "gzip"], false), (["identity;q=1", "gzip;q=0.5"], false),
         ]
         for (lines, prefersGzip) in cases {
-            let parsed = AcceptEncoding(lines).prefersGzip
+            let parsed = AcceptEncoding(HTTPFields(lines.map { HTTPField(name: .acceptEncoding, value: $0) })).prefersGzip
             #expect(parsed == prefersGzip, "\(lines)")
         }
     }

@@ -30,7 +30,7 @@ enum ResponseFormat: String {
     }
 
     /// The qualities the ranges of `Accept` read so far give a page and JSON. Several Accept fields count as their
-    /// ranges would listed in one.
+    /// ranges would be listed in one.
     private struct Preference {
         var page = 0
         var json = (exact: -1, type: -1, any: 0)
@@ -68,11 +68,11 @@ enum ResponseFormat: String {
     }
 
     /// A quality of 1, in thousandths.
-    fileprivate static let fullQuality = 1000
+    private static let fullQuality = 1000
 
     /// A quality value (`0`, `0.8`, `1.000`: at most three decimals, RFC 9110, 12.4.2) in thousandths; one that is
     /// not a number counts as 1, as a range without a quality does.
-    fileprivate static func thousandths(_ text: HeaderBytes.Bytes) -> Int {
+    private static func thousandths(_ text: HeaderBytes.Bytes) -> Int {
         guard let first = text.first, first == UInt8(ascii: "0") || first == UInt8(ascii: "1") else { return fullQuality }
         var value = Int(first - UInt8(ascii: "0")) * 1000
         var rest = text.dropFirst()
