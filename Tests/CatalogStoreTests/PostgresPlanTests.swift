@@ -129,8 +129,11 @@ struct PostgresPlanTests {
                 for cursor in cursors {
                     let request = PageRequest(ordering: "relevance", cursor: cursor)
                     let walk = try RankedWalk(request, ordering: .products, ranks: SearchFields.products.ranks.count)
-                    let statement = PostgresListing.products.matchesStatement(walk, search: search, filters: filters)
-                    statements.append(("a search and \(name)\(cursor == nil ? "" : ", from a cursor")", statement.sql, statement.binds))
+                    for placement in PostgresListing.FilterPlacement.allCases {
+                        let statement = PostgresListing.products.matchesStatement(walk, search: search, filters: filters, placement: placement)
+                        let name = "a search and \(name)\(cursor == nil ? "" : ", from a cursor"), the filters \(placement)"
+                        statements.append((name, statement.sql, statement.binds))
+                    }
                 }
             }
             return statements

@@ -146,16 +146,35 @@ struct SearchTests {
     /// PostgreSQL reads a ranked page of few matches in one statement, and one of many along the search's ranks, in
     /// several: with no match sorted at once, every search here is walked.
     @Test func postgresWalkingTheRanksMatchesTheReference() async throws {
-        guard StoreBackend.available.contains(.postgres) else { return }
+        try await Self.postgresMatchesTheReference(fewMatchLimit: 0)
+    }
+
+    /// With a handful of matches as the most one statement reads, a search in a category is read in each of the
+    /// statement's placements of its filter: on the search's matches when the search alone has few, in its
+    /// conditions when it has more but the category few, and walked when both have more.
+    @Test func postgresEachPlacementOfTheFiltersMatchesTheReference() async throws {
+        guard let sizes = try await Self.postgresMatchesTheReference(fewMatchLimit: 6) else { return }
+        #expect(sizes.contains { $0.search <= 6 && $0.inCategory > 0 })
+        #expect(sizes.contains { $0.search > 6 && (1...6).contains($0.inCategory) })
+        #expect(sizes.contains { $0.inCategory > 6 })
+    }
+
+    /// `matchTheReference` on PostgreSQL with `fewMatchLimit`; nil without a PostgreSQL server.
+    @discardableResult
+    static func postgresMatchesTheReference(fewMatchLimit: Int) async throws -> [(search: Int, inCategory: Int)]? {
+        guard StoreBackend.available.contains(.postgres) else { return nil }
         let temporary = try await TestStore.open(.postgres)
         defer { temporary.remove() }
         var store = try #require(temporary.store as? PostgresCatalogStore)
-        store.fewMatchLimit = 0
-        try await Self.matchTheReference(store)
+        store.fewMatchLimit = fewMatchLimit
+        return try await Self.matchTheReference(store)
     }
 
-    /// `store`'s search against the reference (`eachEngineMatchesTheReference`).
-    static func matchTheReference(_ store: any CatalogStore) async throws {
+    /// `store`'s search against the reference (`eachEngineMatchesTheReference`), alone and in a category; returns the
+    /// number of matches of each search it compared, alone and in the category.
+    @discardableResult
+    static func matchTheReference(_ store: any CatalogStore) async throws -> [(search: Int, inCategory: Int)] {
+        var sizes: [(search: Int, inCategory: Int)] = []
         var random = SplitMix64(seed: 2026)
         var rows: [String: Product] = [:]
         // Ties are in the order rows were first stored: a row deleted and stored again comes last.
@@ -182,6 +201,30 @@ struct SearchTests {
             _ = try await store.upsertProducts(products, author: "api")
             for product in products { remember(product) }
         }
+        /// Walks every page of `filter` forwards, then back from the last, against `expected`.
+        func walk(_ filter: ProductFilter, expected: [String], _ name: String) async throws {
+            var walked: [String] = []
+            var request = PageRequest(pageSize: 4)
+            var last: Page<[ProductRow]>?
+            for _ in 0..<100 {
+                let page = try await store.products(filter, page: request)
+                #expect(page.count == expected.count, "count of \(name)")
+                walked += page.rows.map(\.product.serialCode)
+                last = page
+                guard let next = page.nextCursor else { break }
+                request.cursor = next
+            }
+            #expect(walked == expected, "\(name)")
+            request.cursor = last?.previousCursor
+            var back = last?.rows.map(\.product.serialCode).reversed() ?? []
+            for _ in 0..<100 {
+                guard request.cursor != nil else { break }
+                let page = try await store.products(filter, page: request)
+                back += page.rows.map(\.product.serialCode).reversed()
+                request.cursor = page.previousCursor
+            }
+            #expect(back == expected.reversed(), "\(name) walked back")
+        }
         func compare(_ stage: String) async throws {
             for query in SearchReference.queries {
                 let parsed = SearchQuery(query)
@@ -189,28 +232,10 @@ struct SearchTests {
                     SearchReference.rank(parsed, product).map { ($0, stored[product.serialCode] ?? 0, product.serialCode) }
                 }
                 .sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.2)
-                var walked: [String] = []
-                var request = PageRequest(pageSize: 4)
-                var last: Page<[ProductRow]>?
-                for _ in 0..<100 {
-                    let page = try await store.products(ProductFilter(search: query), page: request)
-                    #expect(page.count == expected.count, "\(stage): count of '\(query)'")
-                    walked += page.rows.map(\.product.serialCode)
-                    last = page
-                    guard let next = page.nextCursor else { break }
-                    request.cursor = next
-                }
-                #expect(walked == expected, "\(stage): '\(query)'")
-                var back: [String] = []
-                request.cursor = last?.previousCursor
-                back = last?.rows.map(\.product.serialCode).reversed() ?? []
-                for _ in 0..<100 {
-                    guard request.cursor != nil else { break }
-                    let page = try await store.products(ProductFilter(search: query), page: request)
-                    back += page.rows.map(\.product.serialCode).reversed()
-                    request.cursor = page.previousCursor
-                }
-                #expect(back == expected.reversed(), "\(stage): '\(query)' walked back")
+                try await walk(ProductFilter(search: query), expected: expected, "\(stage): '\(query)'")
+                let inCategory = expected.filter { rows[$0]?.category == "café" }
+                try await walk(ProductFilter(category: "café", search: query), expected: inCategory, "\(stage): '\(query)' in café")
+                sizes.append((expected.count, inCategory.count))
                 let facets = try await store.productFacets(ProductFilter(search: query), fields: [.category, .brand], size: 50)
                 for (field, values) in facets.counts {
                     var tally: [String: Int] = [:]
@@ -251,6 +276,7 @@ struct SearchTests {
             try listing.enumerated().filter { $0.offset % 4 != 1 }.map { $0.offset % 3 == 0 ? try generated($0.element.serialCode) : $0.element })
         try await compare("imported again")
         #expect(try await store.check().isEmpty)
+        return sizes
     }
 }
 

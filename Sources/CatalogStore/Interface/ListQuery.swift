@@ -42,8 +42,10 @@ extension ProductFilter {
         var others = self
         (others.category, others.inStock) = (nil, nil)
         guard others.isEmpty else {
-            others.search = nil
-            return others.isEmpty && searchQuery != nil ? .searchIndex : .rows
+            // The search index counts the search's matches: the count only when nothing else filters them.
+            var filters = self
+            filters.search = nil
+            return filters.isEmpty && searchQuery != nil ? .searchIndex : .rows
         }
         let expression =
             switch inStock {

@@ -41,29 +41,53 @@ extension PostgresListing {
         return (sql, statement.binds)
     }
 
+    /// Where the statement of a page of few matches applies the list's filters (`matchesStatement`).
+    enum FilterPlacement: CaseIterable {
+        /// To the matches of the search alone, which the search index gives: the planner cannot add a filter's index
+        /// to it, as it does for a selective word in a large category (the category's 80,000 entries read to narrow
+        /// 600 matches). A search that most rows match finds more than `fewMatchLimit` at once, at the rows' start.
+        case onSearchMatches
+        /// In the statement's conditions, where the planner may use any index: a search that many rows match may
+        /// still have few matches among the rows the filters select.
+        case inConditions
+    }
+
     /// The one statement that reads a page of a search with few matches, ranked (`PostgresPlanTests` asks
-    /// PostgreSQL's plans): every match, `fewMatchLimit + 1` at most, each with its rank, read from the search
-    /// index without regard to order; the page of them on the far side of the cursor, sorted; and in the same row,
-    /// one row at least (the page's columns null when it is empty), their count, whether a match lies behind the
-    /// cursor, and the versions. A count above `fewMatchLimit` says that the search has more: its ranks are
-    /// walked instead (`page`).
-    func matchesStatement(_ walk: RankedWalk, search: SearchQuery, filters: PostgresConditions) -> (sql: String, binds: PostgresBindings) {
+    /// PostgreSQL's plans): the search's candidates, `fewMatchLimit + 1` at most, each with its rank and whether the
+    /// filters select it (`placement`), read without regard to order; the page of the selected ones on the far side
+    /// of the cursor, sorted; and in the same row, one row at least (the page's columns null when it is empty), the
+    /// count of the candidates and of the selected ones, whether a selected one lies behind the cursor, and the
+    /// versions. A candidate count above `fewMatchLimit` says that there are more: the next placement is tried, or
+    /// the ranks are walked (`page`).
+    func matchesStatement(
+        _ walk: RankedWalk, search: SearchQuery, filters: PostgresConditions, placement: FilterPlacement = .inConditions
+    ) -> (sql: String, binds: PostgresBindings) {
         guard let searchIndex else { return ("SELECT \(columns) FROM \(table) WHERE false", filters.binds) }
         var statement = selecting(filters, search)
+        var selected = "true"
+        if placement == .onSearchMatches, !filters.clauses.isEmpty {
+            // The filters keep their parameters, read on each candidate; the search alone selects the rows.
+            statement = filters
+            statement.clauses = []
+            statement.addSearch(search, searchIndex)
+            selected = "(" + filters.clauses.joined(separator: " AND ") + ")"
+        }
         let rank = search.matchesNothing ? "0" : searchIndex.rankExpression(search, &statement)
         let position = "(match_rank::bigint << \(RankedWalk.orderBits)) | match_order"
-        var (pageSide, behind) = ("true", "false")
+        var (pageSide, behind) = ("match_selected", "false")
         if let cursor = walk.cursorPosition {
-            pageSide = "\(position) \(walk.readsAscending ? ">" : "<") \(statement.parameter(cursor))"
-            behind = "EXISTS (SELECT 1 FROM matches WHERE NOT (\(pageSide)))"
+            let beyond = "\(position) \(walk.readsAscending ? ">" : "<") \(statement.parameter(cursor))"
+            pageSide = "match_selected AND \(beyond)"
+            behind = "EXISTS (SELECT 1 FROM matches WHERE match_selected AND NOT (\(beyond)))"
         }
         let direction = walk.readsAscending ? "ASC" : "DESC"
         let sql = """
             WITH matches AS MATERIALIZED (
-            SELECT \(columns), \(searchIndex.orderColumn) AS match_order, \(keyColumn) AS match_key, \(rank) AS match_rank
-            FROM \(table) \(statement.whereSQL) LIMIT \(statement.parameter(Int64(fewMatchLimit + 1))))
+            SELECT \(columns), \(searchIndex.orderColumn) AS match_order, \(keyColumn) AS match_key, \(rank) AS match_rank,
+            \(selected) AS match_selected FROM \(table) \(statement.whereSQL) LIMIT \(statement.parameter(Int64(fewMatchLimit + 1))))
             SELECT page.*, meta.* FROM (
-            SELECT (SELECT COUNT(*) FROM matches)::bigint AS listing_count, \(behind) AS beyond_cursor, \(PostgresCatalogStore.versionColumns)
+            SELECT (SELECT COUNT(*) FROM matches)::bigint AS candidate_count, (SELECT COUNT(*) FROM matches WHERE match_selected)::bigint
+            AS listing_count, \(behind) AS beyond_cursor, \(PostgresCatalogStore.versionColumns)
             ) AS meta LEFT JOIN LATERAL (
             SELECT * FROM matches WHERE \(pageSide) ORDER BY match_rank \(direction), match_order \(direction)
             LIMIT \(statement.parameter(Int64(walk.pageSize + 1)))) AS page ON true
@@ -73,17 +97,17 @@ extension PostgresListing {
 
     /// A page of a search with few matches, read in one statement (`matchesStatement`); nil when it has more.
     func fewMatchesPage<Rows: PageRows>(
-        _ connection: PostgresConnection, walk: RankedWalk, filters: PostgresConditions, search: SearchQuery, store: String, logger: Logger,
-        into rows: Rows, append: (inout Rows, PostgresRandomAccessRow) throws -> Void
+        _ connection: PostgresConnection, walk: RankedWalk, filters: PostgresConditions, search: SearchQuery, placement: FilterPlacement,
+        store: String, logger: Logger, into rows: Rows, append: (inout Rows, PostgresRandomAccessRow) throws -> Void
     ) async throws -> Page<Rows>? {
-        let statement = matchesStatement(walk, search: search, filters: filters)
+        let statement = matchesStatement(walk, search: search, filters: filters, placement: placement)
         var fetched: [PostgresRandomAccessRow] = []
         for try await row in try await connection.query(PostgresQuery(unsafeSQL: statement.sql, binds: statement.binds), logger: logger) {
             fetched.append(row.makeRandomAccess())
         }
         guard let meta = fetched.first else { throw StoreUnavailable(store: store, reason: "the matches of a search returned no row") }
+        guard try meta["candidate_count"].decode(Int64.self) <= fewMatchLimit else { return nil }
         let total = Int(try meta["listing_count"].decode(Int64.self))
-        guard total <= fewMatchLimit else { return nil }
         let versions = try PostgresCatalogStore.versions(from: meta)
         let hasRowsBehind = try meta["beyond_cursor"].decode(Bool.self)
         if meta["match_order"].bytes == nil { fetched = [] }
@@ -99,7 +123,8 @@ extension PostgresListing {
     }
 
     /// Reads one page of the rows `filters` and `search` select: by the keyset of its ordering (`page`) unless it is
-    /// ordered by relevance (`isRanked`). A ranked page of few matches is one statement (`fewMatchesPage`); one of
+    /// ordered by relevance (`isRanked`). A ranked page of few matches is one statement (`fewMatchesPage`), tried
+    /// with the filters on the search's matches and then, when the search alone has more, in its conditions; one of
     /// many is read along the search's ranks, in several statements that need one snapshot: `walkIn` is the
     /// transaction they open, `.single` when the caller's transaction is one already.
     func page<Rows: PageRows>(
@@ -113,10 +138,14 @@ extension PostgresListing {
                 append: append)
         }
         let walk = try RankedWalk(request, ordering: ordering, ranks: searchIndex.fields.ranks.count)
-        if let page = try await fewMatchesPage(
-            connection, walk: walk, filters: filters, search: search, store: store, logger: logger, into: rows, append: append)
-        {
-            return page
+        // Without filters, both placements are the same statement.
+        for placement in filters.clauses.isEmpty ? [.inConditions] : FilterPlacement.allCases {
+            if let page = try await fewMatchesPage(
+                connection, walk: walk, filters: filters, search: search, placement: placement, store: store, logger: logger, into: rows,
+                append: append)
+            {
+                return page
+            }
         }
         return try await connection.transaction(walkTransaction, logger: logger) { connection in
             try await walkedPage(

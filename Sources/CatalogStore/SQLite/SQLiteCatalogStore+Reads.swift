@@ -74,25 +74,25 @@ extension SQLiteCatalogStore {
         let query = filter.query
         let filters = SQLiteConditions(query.conditions)
         let search = query.search
-        let conditions = productListing.selecting(filters, search)
         let (next, previous) = try productListing.page(
             source, request: request, filters: filters, search: search, into: &rows
         ) { rows, _, statement in
             rows.append(ProductColumn.stored(statement))
         }
-        let counting = productCount(query, conditions)
+        let counting = productCount(query, filters)
         let count = Int(try source.integer(counting.sql, counting.arguments) ?? 0)
         return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(source))
     }
 
-    /// The statement that counts the products `query` selects (`conditions`), as its `count` says
+    /// The statement that counts the products `query` selects (`filters` and its search), as its `count` says
     /// (`ListingPlanTests` asks SQLite's plans).
-    static func productCount(_ query: ListQuery, _ conditions: SQLiteConditions) -> (sql: String, arguments: [DatabaseValue]) {
+    static func productCount(_ query: ListQuery, _ filters: SQLiteConditions) -> (sql: String, arguments: [DatabaseValue]) {
         switch (query.count, query.search) {
         case (.derived(let expression, nil), _): ("SELECT COALESCE(SUM(\(expression)), 0) FROM categories", [])
         case (.derived(let expression, let category?), _): ("SELECT \(expression) FROM categories WHERE name = ?", [category.databaseValue])
-        case (.searchIndex, let search?): SQLiteSearchIndex.products.countStatement(search)
-        case (.searchIndex, nil), (.rows, _): ("SELECT COUNT(*) FROM products \(conditions.whereSQL)", conditions.values)
+        case (.searchIndex, let search?), (.rows, let search?):
+            SQLiteSearchIndex.products.countStatement(search, listed: "products", filters: filters)
+        case (.searchIndex, nil), (.rows, nil): ("SELECT COUNT(*) FROM products \(filters.whereSQL)", filters.values)
         }
     }
 
