@@ -19,15 +19,13 @@ public enum ListCount: Sendable, Equatable {
     /// From the per-category counts every engine keeps by triggers (`product_count`, `in_stock_count`): the
     /// expression over `categories` to read, for one category, or summed over all when nil.
     case derived(expression: String, category: String?)
-    /// From the search index alone: the search is the only filter.
-    case searchIndex
-    /// By counting the selected rows.
+    /// By counting the selected rows: a search's from its index, each engine's as it can.
     case rows
 }
 
 extension ProductFilter {
     /// This filter's list request. Counts: a filter by category or stock or both, or none, from the derived
-    /// counts; a search alone from its index; any other by counting the rows an index range selects.
+    /// counts; any other by counting the rows an index range or the search index selects.
     public var query: ListQuery {
         var conditions: [ListCondition] = []
         if let category { conditions.append(.equals("category", .text(category))) }
@@ -41,12 +39,7 @@ extension ProductFilter {
     private var count: ListCount {
         var others = self
         (others.category, others.inStock) = (nil, nil)
-        guard others.isEmpty else {
-            // The search index counts the search's matches: the count only when nothing else filters them.
-            var filters = self
-            filters.search = nil
-            return filters.isEmpty && searchQuery != nil ? .searchIndex : .rows
-        }
+        guard others.isEmpty else { return .rows }
         let expression =
             switch inStock {
             case nil: "product_count"

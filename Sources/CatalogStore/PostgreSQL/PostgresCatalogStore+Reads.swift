@@ -47,7 +47,7 @@ extension PostgresCatalogStore {
         switch query.count {
         case .derived(let expression, nil): "SELECT SUM(\(expression)) FROM categories"
         case .derived(let expression, let category?): "SELECT \(expression) FROM categories WHERE name = \(filters.parameter(category))"
-        case .searchIndex, .rows: nil
+        case .rows: nil
         }
     }
 

@@ -60,18 +60,17 @@ extension PostgresListing {
     /// versions. A candidate count above `fewMatchLimit` says that there are more: the next placement is tried, or
     /// the ranks are walked (`page`).
     func matchesStatement(
-        _ walk: RankedWalk, search: SearchQuery, filters: PostgresConditions, placement: FilterPlacement = .inConditions
+        _ walk: RankedWalk, search: SearchQuery, filters: PostgresConditions, placement: FilterPlacement
     ) -> (sql: String, binds: PostgresBindings) {
         guard let searchIndex else { return ("SELECT \(columns) FROM \(table) WHERE false", filters.binds) }
-        var statement = selecting(filters, search)
+        var statement = filters
         var selected = "true"
         if placement == .onSearchMatches, !filters.clauses.isEmpty {
             // The filters keep their parameters, read on each candidate; the search alone selects the rows.
-            statement = filters
             statement.clauses = []
-            statement.addSearch(search, searchIndex)
             selected = "(" + filters.clauses.joined(separator: " AND ") + ")"
         }
+        statement.addSearch(search, searchIndex)
         let rank = search.matchesNothing ? "0" : searchIndex.rankExpression(search, &statement)
         let position = "(match_rank::bigint << \(RankedWalk.orderBits)) | match_order"
         var (pageSide, behind) = ("match_selected", "false")
@@ -115,14 +114,13 @@ extension PostgresListing {
         let versions = try PostgresCatalogStore.versions(from: meta)
         let hasRowsBehind = try meta["beyond_cursor"].decode(Bool.self)
         if meta["match_order"].bytes == nil { fetched = [] }
-        var read = try fetched.map { row in (row: row, position: try Self.position(row, rank: try row["match_rank"].decode(Int.self))) }
-        read.sort { first, second in
-            let (a, b) = (first.position, second.position)
-            let (this, that) = (RankedWalk.position(rank: a.rank, order: a.order), RankedWalk.position(rank: b.rank, order: b.order))
-            return walk.readsAscending ? this < that : this > that
+        var read = try fetched.map { row in
+            let position = try Self.position(row, rank: try row["match_rank"].decode(Int.self))
+            return (row: row, position: position, sortValue: RankedWalk.position(rank: position.rank, order: position.order))
         }
+        read.sort { walk.readsAscending ? $0.sortValue < $1.sortValue : $0.sortValue > $1.sortValue }
         var rows = rows
-        for (row, _) in read.prefix(walk.pageSize) { try append(&rows, row) }
+        for match in read.prefix(walk.pageSize) { try append(&rows, match.row) }
         let positions = read.map(\.position)
         if walk.readsBackwards { rows.reverse() }
         let (next, previous) = walk.cursors(positions, hasRowsBehind: hasRowsBehind)

@@ -90,9 +90,8 @@ extension SQLiteCatalogStore {
         switch (query.count, query.search) {
         case (.derived(let expression, nil), _): ("SELECT COALESCE(SUM(\(expression)), 0) FROM categories", [])
         case (.derived(let expression, let category?), _): ("SELECT \(expression) FROM categories WHERE name = ?", [category.databaseValue])
-        case (.searchIndex, let search?), (.rows, let search?):
-            SQLiteSearchIndex.products.countStatement(search, listed: "products", filters: filters)
-        case (.searchIndex, nil), (.rows, nil): ("SELECT COUNT(*) FROM products \(filters.whereSQL)", filters.values)
+        case (.rows, let search?): SQLiteSearchIndex.products.countStatement(search, listed: "products", filters: filters)
+        case (.rows, nil): ("SELECT COUNT(*) FROM products \(filters.whereSQL)", filters.values)
         }
     }
 
