@@ -43,6 +43,8 @@ public struct ServiceConfiguration: Sendable {
     public var upstream = UpstreamPolicy()
     /// `/readyz` answers 503 once a configured source has not imported successfully for this long; nil: never.
     public var staleAfter: Duration?
+    /// Which words get sets that count and facet searches of them (`FrequentTerms`); nil: none, the engine counts.
+    public var frequentTerms: FrequentTermPolicy? = FrequentTermPolicy()
 
     public init() {}
 }
@@ -121,6 +123,9 @@ public func buildApplication(
         ImportScheduler(importer: importer, interval: configuration.importInterval, logger: logger),
         ChangeNotifierService(notifier: components.notifier, store: store, logger: logger),
         HistoryPruningService(store: store, retention: configuration.historyRetention, logger: logger), components.tokenUsage)
+    if let policy = configuration.frequentTerms {
+        application.addServices(FrequentTermsService(store: store, policy: policy, registry: metrics.registry, logger: logger))
+    }
     logger.info("store \(store) ready; serving on http://\(configuration.host):\(configuration.port)")
     return (application, components)
 }

@@ -54,6 +54,12 @@ extension Catalogd {
             help: "/readyz fails once a configured feed has not imported successfully for this long, e.g. 1h (CATALOG_STALE_AFTER; default off)."
         )
         var staleAfter: String?
+        @Option(
+            help: """
+                Sets of the words at least this share of products hold, which count and facet searches of them, e.g. 5%, or off \
+                (CATALOG_FREQUENT_TERMS; default 5%).
+                """)
+        var frequentTerms: String?
         @Flag(
             help: """
                 Build links from X-Forwarded-Proto/-Host or Forwarded, as set by a TLS-terminating proxy in front; only behind one \
@@ -110,6 +116,8 @@ extension Catalogd {
                 .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             configuration.publicURL = try source("--public-url", "CATALOG_PUBLIC_URL", publicURL).url(default: nil)
             configuration.staleAfter = try source("--stale-after", "CATALOG_STALE_AFTER", staleAfter).duration(default: nil, allowOff: true)
+            configuration.frequentTerms = try source("--frequent-terms", "CATALOG_FREQUENT_TERMS", frequentTerms).frequentTermPolicy(
+                default: configuration.frequentTerms)
             configuration.trustsProxy = try source("--trust-proxy", "CATALOG_TRUST_PROXY", trustProxy ? "true" : nil).boolean(default: false)
             configuration.requiresReadToken = try source("--require-read-token", "CATALOG_REQUIRE_READ_TOKEN", requireReadToken ? "true" : nil)
                 .boolean(default: false)

@@ -1,4 +1,5 @@
 import CatalogModel
+import CatalogStore
 import Foundation
 
 /// A configuration value that cannot be used; the message names the option, as start-up prints it.
@@ -86,5 +87,19 @@ struct OptionSource {
             throw fail("'\(text)' is not an http(s) or file URL")
         }
         return text
+    }
+}
+
+extension OptionSource {
+    /// `5%`: sets for the words at least that share of products hold; `off` gives nil.
+    func frequentTermPolicy(default fallback: FrequentTermPolicy?) throws -> FrequentTermPolicy? {
+        guard let text = value?.trimmingCharacters(in: .whitespaces).lowercased(), !text.isEmpty else { return fallback }
+        if text == "off" { return nil }
+        guard text.hasSuffix("%"), let percent = Double(text.dropLast()), percent > 0, percent <= 100 else {
+            throw fail("'\(text)' is not a share; use a percentage above 0 and up to 100 (e.g. 5%), or off")
+        }
+        var policy = FrequentTermPolicy()
+        policy.minimumShare = percent / 100
+        return policy
     }
 }

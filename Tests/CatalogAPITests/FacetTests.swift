@@ -83,4 +83,39 @@ struct FacetTests {
             }
         }
     }
+
+    /// The service reads the sets of the words most products hold at start-up, and again once a write has moved the
+    /// products version and the products have stayed unchanged for its quiet period: a search of such a word is then
+    /// counted and faceted from sets of the version it reads. (The category is searched too: desks match "desk".)
+    @Test(arguments: StoreBackend.available) func theSetsOfFrequentWordsFollowTheWrites(_ backend: StoreBackend) async throws {
+        var harness = WriteHarness(backend: backend)
+        harness.setup = .live
+        try await harness.run { client, components in
+            let store = components.store
+            /// Waits, bounded, until the sets are of the products version reads see.
+            func setsCaughtUp() async throws -> Bool {
+                for _ in 0..<100 {
+                    let products = try await store.currentVersions().products
+                    if store.frequentTermsVersion == products { return true }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                return false
+            }
+            try await Self.seed(store)
+            #expect(try await setsCaughtUp())
+            let searched = try json(try await get(client, "/products?search=desk%20&facets=category,brand"))
+            #expect(integer(searched["count"]) == 5)
+            #expect(Self.values(searched, "category") == ["desk=2", "lamp=2", "chair=1"])
+            #expect(Self.values(searched, "brand") == ["Zeta=3", "Acme=2"])
+
+            _ = try await store.upsertProducts(
+                [Product(serialCode: "D3", name: "standing desk", description: "", category: "desk", brand: "Acme", price: try Price(parsing: "10"))],
+                author: "api")
+            #expect(try await setsCaughtUp())
+            let after = try json(try await get(client, "/products?search=desk%20&facets=category,brand"))
+            #expect(integer(after["count"]) == 6)
+            #expect(Self.values(after, "category") == ["desk=3", "lamp=2", "chair=1"])
+            #expect(Self.values(after, "brand") == ["Acme=3", "Zeta=3"])
+        }
+    }
 }

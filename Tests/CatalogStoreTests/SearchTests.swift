@@ -143,6 +143,16 @@ struct SearchTests {
         try await Self.matchTheReference(temporary.store)
     }
 
+    /// With sets for the words a fifth of the rows hold, a search of them is counted and faceted from the sets while
+    /// they are of the version read, and by the engine once a write has moved it, until they are read again.
+    @Test(arguments: StoreBackend.available) func eachEngineMatchesTheReferenceThroughFrequentTermSets(_ backend: StoreBackend) async throws {
+        let temporary = try await TestStore.open(backend)
+        defer { temporary.remove() }
+        var policy = FrequentTermPolicy()
+        policy.minimumShare = 0.2
+        try await Self.matchTheReference(temporary.store, frequentTerms: policy)
+    }
+
     /// PostgreSQL reads a ranked page of few matches in one statement, and one of many along the search's ranks, in
     /// several: with no match sorted at once, every search here is walked.
     @Test func postgresWalkingTheRanksMatchesTheReference() async throws {
@@ -173,7 +183,11 @@ struct SearchTests {
     /// `store`'s search against the reference (`eachEngineMatchesTheReference`), alone and in a category; returns the
     /// number of matches of each search it compared, alone and in the category.
     @discardableResult
-    static func matchTheReference(_ store: any CatalogStore) async throws -> [(search: Int, inCategory: Int)] {
+    /// With `frequentTerms`, each stage is compared twice: with the sets of the stage before (of another version, so
+    /// not used), then with sets read again, which must hold the most frequent words.
+    static func matchTheReference(_ store: any CatalogStore, frequentTerms: FrequentTermPolicy? = nil) async throws -> [(
+        search: Int, inCategory: Int
+    )] {
         var sizes: [(search: Int, inCategory: Int)] = []
         var random = SplitMix64(seed: 2026)
         var rows: [String: Product] = [:]
@@ -226,6 +240,14 @@ struct SearchTests {
             #expect(back == expected.reversed(), "\(name) walked back")
         }
         func compare(_ stage: String) async throws {
+            try await compareOnce(stage)
+            guard let frequentTerms else { return }
+            let terms = try await store.refreshFrequentTerms(frequentTerms)
+            #expect(store.frequentTermsVersion == terms.productsVersion)
+            #expect(Set(["lamp", "desk"]).isSubset(of: terms.terms), "\(stage): \(terms.terms)")
+            try await compareOnce("\(stage), with frequent terms \(terms.terms)")
+        }
+        func compareOnce(_ stage: String) async throws {
             for query in SearchReference.queries {
                 let parsed = SearchQuery(query)
                 let expected = rows.values.compactMap { product in

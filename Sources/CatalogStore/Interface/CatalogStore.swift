@@ -55,6 +55,11 @@ public protocol CatalogStore: Service, CustomStringConvertible {
     /// The values of `fields` among the products `filter` selects, at most `size` of each, read in one snapshot.
     func productFacets(_ filter: ProductFilter, fields: [ProductFacetField], size: Int) async throws -> ProductFacets
     func categories(_ filter: CategoryFilter, page request: PageRequest) async throws -> Page<[CategoryRow]>
+    /// Reads the rows of the words most products hold (`FrequentTerms`, chosen by `policy`) from one snapshot, and
+    /// from then on counts and facets searches of them from those sets in reads of the same products version.
+    func refreshFrequentTerms(_ policy: FrequentTermPolicy) async throws -> FrequentTerms
+    /// The products version of the sets reads use (`refreshFrequentTerms`), nil before the first refresh.
+    var frequentTermsVersion: Int64? { get }
     func category(name: String) async throws -> (CategoryRow?, StoreVersions)
 
     // MARK: Writes through the API

@@ -3,7 +3,12 @@ import PostgresNIO
 
 extension PostgresCatalogStore {
     public func productFacets(_ filter: ProductFilter, fields: [ProductFacetField], size: Int) async throws -> ProductFacets {
-        try await transaction(.read) { [logger] connection in
+        let frequentTerms = frequentTerms
+        return try await transaction(.read) { [logger] connection in
+            let versions = try await Self.versions(connection, logger: logger)
+            if let terms = frequentTerms.terms(at: versions.products), let selected = terms.selection(filter) {
+                return ProductFacets(counts: fields.map { ($0, terms.facetValues($0, among: selected, size: size)) }, versions: versions)
+            }
             // The categories of the whole listing are its derived counts; the other facets are counted together, in
             // one pass over the selected rows grouped by all their fields (a common search selects most of the table).
             let derived = filter.isEmpty ? fields.filter { $0 == .category } : []
@@ -33,7 +38,7 @@ extension PostgresCatalogStore {
                     values[field] = FacetValue.largestFirst(tally.map { FacetValue(value: $0.key, count: $0.value) }, size: size)
                 }
             }
-            return ProductFacets(counts: fields.map { ($0, values[$0] ?? []) }, versions: try await Self.versions(connection, logger: logger))
+            return ProductFacets(counts: fields.map { ($0, values[$0] ?? []) }, versions: versions)
         }
     }
 }

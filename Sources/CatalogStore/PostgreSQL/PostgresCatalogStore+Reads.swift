@@ -33,7 +33,10 @@ extension PostgresCatalogStore {
         let request = request.ranked(by: query.search, in: .products)
         return try await transaction(.single) { connection in
             var filters = PostgresConditions(query.conditions)
-            let count = Self.productCount(query, &filters)
+            // The listing selects the rows with the same conditions, so the count's parameters are numbered as its.
+            let count =
+                Self.productCount(query, &filters)
+                ?? frequentTermsCount(filter, counting: PostgresListing.products.selecting(filters, query.search))
             return try await listing(.products).page(
                 connection, request: request, filters: filters, search: query.search, count: count, walkIn: .read, store: description,
                 logger: logger, into: rows

@@ -34,6 +34,8 @@ public struct PostgresCatalogStore: CatalogStore {
     private let closing: AsyncStream<Void>
     private let closed: AsyncStream<Void>.Continuation
     private let currentVersionsCheck = SharedCheck<StoreVersions>()
+    /// The sets that count and facet searches of the words most products hold (`refreshFrequentTerms`).
+    let frequentTerms = FrequentTermShelf()
     private let checkConnection: PostgresCheckConnection
 
     /// Applies pending migrations on a connection of its own, waiting up to `startupWait` for the server to

@@ -8,7 +8,12 @@ extension SQLiteCatalogStore {
     static let manyMatchesFrom = 20_000
 
     public func productFacets(_ filter: ProductFilter, fields: [ProductFacetField], size: Int) async throws -> ProductFacets {
-        try await read { db in
+        let frequentTerms = frequentTerms
+        return try await read { db in
+            let versions = try StoreVersions.fetch(db)
+            if let terms = frequentTerms.terms(at: versions.products), let selected = terms.selection(filter) {
+                return ProductFacets(counts: fields.map { ($0, terms.facetValues($0, among: selected, size: size)) }, versions: versions)
+            }
             let matches = try Self.manyMatches(of: filter, from: Self.manyMatchesFrom, db)
             let counts = try fields.map { field in
                 if let matches { return (field, try Self.facetValues(field, among: matches, of: filter, size: size, db)) }
@@ -18,7 +23,7 @@ extension SQLiteCatalogStore {
                 }
                 return (field, values)
             }
-            return ProductFacets(counts: counts, versions: try StoreVersions.fetch(db))
+            return ProductFacets(counts: counts, versions: versions)
         }
     }
 

@@ -47,10 +47,13 @@ extension SQLiteCatalogStore {
         _ filter: ProductFilter, page request: PageRequest, into rows: Rows
     ) async throws -> Page<Rows> {
         let request = request.ranked(by: filter.searchQuery, in: .products)
-        if try Self.indexAnswers(filter, request), let page = try directReaders.read({ try Self.products(filter, page: request, into: rows, $0) }) {
+        let frequentTerms = frequentTerms
+        if try Self.indexAnswers(filter, request),
+            let page = try directReaders.read({ try Self.products(filter, page: request, into: rows, frequentTerms: frequentTerms, $0) })
+        {
             return page
         }
-        return try await read { try Self.products(filter, page: request, into: rows, $0) }
+        return try await read { try Self.products(filter, page: request, into: rows, frequentTerms: frequentTerms, $0) }
     }
 
     /// Whether an index gives the page's rows in the order asked, so that reading it takes microseconds: then it
@@ -67,8 +70,10 @@ extension SQLiteCatalogStore {
     /// The orderings of products an index gives (`DirectReadTests` asks SQLite's plans).
     static let indexOrderedFields = Set(ListIndexes.products.orderings.keys)
 
+    /// One page of products and their count: from the sets of `frequentTerms` when they were read at the version the
+    /// page is read at and answer `filter`, else as `productCount` says.
     private static func products<Rows: ProductPageRows>(
-        _ filter: ProductFilter, page request: PageRequest, into rows: Rows, _ source: some SQLiteReading
+        _ filter: ProductFilter, page request: PageRequest, into rows: Rows, frequentTerms: FrequentTermShelf, _ source: some SQLiteReading
     ) throws -> Page<Rows> {
         var rows = rows
         let query = filter.query
@@ -79,9 +84,15 @@ extension SQLiteCatalogStore {
         ) { rows, _, statement in
             rows.append(ProductColumn.stored(statement))
         }
-        let counting = productCount(query, filters)
-        let count = Int(try source.integer(counting.sql, counting.arguments) ?? 0)
-        return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(source))
+        let versions = try StoreVersions.fetch(source)
+        let count: Int
+        if let selected = frequentTerms.terms(at: versions.products)?.selection(filter) {
+            count = selected.count
+        } else {
+            let counting = productCount(query, filters)
+            count = Int(try source.integer(counting.sql, counting.arguments) ?? 0)
+        }
+        return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: versions)
     }
 
     /// The statement that counts the products `query` selects (`filters` and its search), as its `count` says

@@ -19,6 +19,8 @@ public struct SQLiteCatalogStore: CatalogStore {
     private let versionWatch: VersionWatch
     /// Connections for the reads an index answers at once, run on the calling thread.
     let directReaders: DirectReaders
+    /// The sets that count and facet searches of the words most products hold (`refreshFrequentTerms`).
+    let frequentTerms = FrequentTermShelf()
     /// The file the store lives in.
     public let path: String
     /// The longest a products import written as it is read keeps the store's writer waiting for its next batch.
