@@ -40,7 +40,7 @@ struct ListingPlanTests {
             var failures: [String] = []
             for (name, filter) in Self.filters {
                 let conditions = SQLiteConditions(filter.query.conditions)
-                let count = try Self.plan(db, SQLiteCatalogStore.productCount(filter.query, conditions))
+                let count = try Self.plan(db, SQLiteCatalogStore.productCount(filter.query, search: filter.query.search, conditions))
                 if Self.problem(count) { failures.append("count of \(name): \(count)") }
                 for ordering in Self.orderings {
                     let field = ordering.hasPrefix("-") ? String(ordering.dropFirst()) : ordering
@@ -72,7 +72,7 @@ struct ListingPlanTests {
                 var searched = filter
                 searched.search = "desk lam"
                 let filters = SQLiteConditions(filter.query.conditions)
-                let count = try Self.plan(db, SQLiteCatalogStore.productCount(searched.query, filters))
+                let count = try Self.plan(db, SQLiteCatalogStore.productCount(searched.query, search: searched.query.search, filters))
                 if Self.problem(count) { failures.append("count of a search and \(name): \(count)") }
                 for step in [RankedWalk.Step(rank: 0, beyond: nil, ascending: true), RankedWalk.Step(rank: 2, beyond: 7, ascending: false)] {
                     let sql = SQLiteSearchIndex.products.stepSQL(

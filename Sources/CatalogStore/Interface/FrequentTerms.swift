@@ -12,21 +12,47 @@
 public struct FrequentTerms: Sendable {
     /// The products version the sets were read at.
     public let productsVersion: Int64
+    private let largestRowNumber: Int64
     private let sets: [String: RowNumberSet]
     private let columns: [ProductFacetField: FacetColumn]
+    private let vocabulary: Vocabulary?
+    /// The rows of each spelled-out prefix of a word with a set (`Builder.spellOutPrefixes`), by its words joined.
+    private let prefixSets: [String: RowNumberSet]
 
     /// The words that have a set, in order.
     public var terms: [String] { sets.keys.sorted() }
 
-    /// The rows `filter` selects, when the sets answer it: a search whose every part is a whole word with a set,
-    /// beside at most a category and a brand; nil for any other filter.
-    public func selection(_ filter: ProductFilter) -> RowNumberSet? {
-        guard let search = filter.searchQuery, !search.matchesNothing, filter.inStock == nil, filter.minimumPrice == nil,
+    /// The rows `filter` selects, when the sets answer it: a search (`filter`'s, or `expanded` from it) whose every
+    /// part is a whole word with a set, or any of several words (`SearchQuery.Part.anyWord`), beside at most a
+    /// category and a brand; nil for any other filter. `addRows` adds to the set it is given the rows holding any of
+    /// the words it is given, the words of an `anyWord` part that have no set, as the engine reads them.
+    public func selection(
+        _ filter: ProductFilter, search: SearchQuery? = nil, addRows: ([String], inout RowNumberSet) throws -> Void
+    ) rethrows -> RowNumberSet? {
+        guard let search = search ?? filter.searchQuery, !search.matchesNothing, filter.inStock == nil, filter.minimumPrice == nil,
             filter.maximumPrice == nil
         else { return nil }
         var selected: RowNumberSet?
         for part in search.parts {
-            guard case .word(let word) = part, let term = Self.term(word), let rows = sets[term] else { return nil }
+            let rows: RowNumberSet
+            switch part {
+            case .word(let word):
+                guard let term = Self.term(word), let set = sets[term] else { return nil }
+                rows = set
+            case .anyWord(let words):
+                if let set = prefixSets[words.joined(separator: " ")] {
+                    rows = set
+                    break
+                }
+                var any = RowNumberSet(largest: largestRowNumber)
+                var others: [String] = []
+                for word in words {
+                    if let set = Self.term(word).flatMap({ sets[$0] }) { any.formUnion(set) } else { others.append(word) }
+                }
+                if !others.isEmpty { try addRows(others, &any) }
+                rows = any
+            case .prefix, .phrase: return nil
+            }
             selected = selected.map { $0.intersection(rows) } ?? rows
         }
         guard var selected else { return nil }
@@ -35,6 +61,25 @@ public struct FrequentTerms: Sendable {
             selected = columns[field]?.rows(holding: value, among: selected) ?? RowNumberSet(largest: 0)
         }
         return selected
+    }
+
+    /// The rows `filter`'s own search selects, when the sets alone answer it (a store that cannot add the rows of
+    /// words without a set in the same snapshot).
+    public func selection(_ filter: ProductFilter) -> RowNumberSet? {
+        var answered = true
+        let selected = selection(filter) { _, _ in answered = false }
+        return answered ? selected : nil
+    }
+
+    /// `search` with its typed prefix spelled out as the words of the search index that start with it
+    /// (`SearchQuery.Part.anyWord`), when one of them has a set and the others are few: the engine then steps through
+    /// each word's matches in order and the sets count them, where a prefix would have the engine merge every word's
+    /// matches first (100 ms for `lam`, which "lamp", in 93 % of a million products, starts). Unchanged otherwise.
+    public func expanded(_ search: SearchQuery) -> SearchQuery {
+        guard let vocabulary, case .prefix(let prefix)? = search.parts.last, let start = Self.term(prefix),
+            let words = vocabulary.words(startingWith: start), words.contains(where: { sets[$0] != nil })
+        else { return search }
+        return SearchQuery(parts: search.parts.dropLast() + [.anyWord(words)])
     }
 
     /// The values of `field` among `rows`, the `size` largest counts first (`FacetValue.largestFirst`).
@@ -55,6 +100,8 @@ public struct FrequentTerms: Sendable {
         private let largestRowNumber: Int64
         private var sets: [String: RowNumberSet] = [:]
         private var columns: [ProductFacetField: FacetColumn]
+        private var vocabulary: Vocabulary?
+        private var prefixSets: [String: RowNumberSet] = [:]
 
         /// Sets and columns for the row numbers 0 through `largestRowNumber`, read at `productsVersion`.
         public init(productsVersion: Int64, largestRowNumber: Int64) {
@@ -68,6 +115,38 @@ public struct FrequentTerms: Sendable {
 
         public mutating func add(_ term: String, rows: RowNumberSet) { sets[term] = rows }
 
+        /// Every word of the search index, in the order of their bytes, with how many rows hold each; a prefix is
+        /// spelled out only when the words without a set hold at most `spelledOutRows` rows together.
+        public mutating func setVocabulary(_ words: [String], rows: [Int], spelledOutRows: Int) {
+            vocabulary = Vocabulary(words: words, rows: rows, spelledOutRows: spelledOutRows)
+        }
+
+        /// Reads the rows of every prefix of a word with a set that a search may be spelled out as, and that words
+        /// without a set start too, at most `maximumPrefixes`: such a search is then counted from one set, where its
+        /// words without a set would be read from the engine (10,000 rows, 12 ms, for the 102 words besides "lamp" that
+        /// `lam` starts at a million products). `addRows` adds the rows holding any of the words it is given.
+        public mutating func spellOutPrefixes(
+            maximumPrefixes: Int, addRows: ([String], inout RowNumberSet) throws -> Void
+        ) rethrows {
+            guard var vocabulary else { return }
+            vocabulary.sets = Set(sets.keys)
+            var done: Set<String> = []
+            for word in sets.keys.sorted() {
+                for length in 1...word.count {
+                    guard prefixSets.count < maximumPrefixes, let words = vocabulary.words(startingWith: String(word.prefix(length))) else {
+                        continue
+                    }
+                    let key = words.joined(separator: " ")
+                    let others = words.filter { sets[$0] == nil }
+                    guard !others.isEmpty, done.insert(key).inserted else { continue }
+                    var rows = emptySet()
+                    for set in words.compactMap({ sets[$0] }) { rows.formUnion(set) }
+                    try addRows(others, &rows)
+                    prefixSets[key] = rows
+                }
+            }
+        }
+
         /// The number that stands for `value` in `field`'s column, for `assign`.
         public mutating func valueNumber(_ value: String, in field: ProductFacetField) -> UInt32 {
             columns[field, default: FacetColumn(largestRowNumber: largestRowNumber)].number(of: value)
@@ -79,7 +158,11 @@ public struct FrequentTerms: Sendable {
         }
 
         public func build() -> FrequentTerms {
-            FrequentTerms(productsVersion: productsVersion, sets: sets, columns: columns)
+            var vocabulary = vocabulary
+            vocabulary?.sets = Set(sets.keys)
+            return FrequentTerms(
+                productsVersion: productsVersion, largestRowNumber: largestRowNumber, sets: sets, columns: columns, vocabulary: vocabulary,
+                prefixSets: prefixSets)
         }
     }
 }
@@ -129,5 +212,41 @@ struct FacetColumn: Sendable {
             }
         }
         return tally.indices.dropFirst().compactMap { tally[$0] > 0 ? FacetValue(value: values[$0], count: tally[$0]) : nil }
+    }
+}
+
+/// The words of a search index at one version, in the order of their bytes, with how many rows hold each.
+struct Vocabulary: Sendable {
+    /// The most words a prefix is spelled out as: each is a term the engine steps through.
+    static let maximumWords = 256
+
+    let words: [String]
+    let rows: [Int]
+    let spelledOutRows: Int
+    /// The words that have a set, whose rows count for nothing against `spelledOutRows`.
+    var sets: Set<String> = []
+
+    /// The words that start with `prefix`, when they are at most `maximumWords` and those without a set are held by
+    /// at most `spelledOutRows` rows; nil otherwise.
+    func words(startingWith prefix: String) -> [String]? {
+        let start = firstIndex { !$0.utf8.lexicographicallyPrecedes(prefix.utf8) }
+        var end = start
+        var others = 0
+        while end < words.count, words[end].utf8.starts(with: prefix.utf8) {
+            if !sets.contains(words[end]) { others += rows[end] }
+            end += 1
+            guard end - start <= Self.maximumWords, others <= spelledOutRows else { return nil }
+        }
+        return end > start ? Array(words[start..<end]) : nil
+    }
+
+    /// The first index whose word `isAtOrAfter` holds (a binary search: the words are in order).
+    private func firstIndex(_ isAtOrAfter: (String) -> Bool) -> Int {
+        var (low, high) = (0, words.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if isAtOrAfter(words[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
     }
 }

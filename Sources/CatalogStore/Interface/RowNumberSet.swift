@@ -29,6 +29,13 @@ public struct RowNumberSet: Sendable, Equatable {
         return result
     }
 
+    /// Adds the row numbers `other` holds.
+    public mutating func formUnion(_ other: RowNumberSet) {
+        if other.words.count > words.count { words += Array(repeating: 0, count: other.words.count - words.count) }
+        for index in other.words.indices { words[index] |= other.words[index] }
+        count = words.reduce(0) { $0 + $1.nonzeroBitCount }
+    }
+
     /// Calls `body` with each row number the set holds, in ascending order.
     public func forEach(_ body: (Int) -> Void) {
         for (index, word) in words.enumerated() where word != 0 {

@@ -13,12 +13,21 @@ public struct SearchQuery: Sendable, Equatable {
         case prefix(String)
         /// Words next to each other, in this order.
         case phrase([String])
+        /// Any of these whole words: a prefix spelled out as the words of the search index that start with it, when
+        /// a store knows them (`FrequentTerms.expanded`), so that the engine steps through each word's matches in
+        /// order instead of merging them all first.
+        case anyWord([String])
     }
 
     /// The longest search a store is asked for, in parts: engines' costs grow with each term.
     public static let maximumParts = 16
 
     public let parts: [Part]
+
+    /// A search of these parts as they are, the longest ones cut to `maximumParts`.
+    public init(parts: [Part]) {
+        self.parts = Array(parts.prefix(Self.maximumParts))
+    }
 
     public init(_ text: String) {
         var parts: [Part] = []

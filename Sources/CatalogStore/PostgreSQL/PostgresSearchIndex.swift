@@ -38,6 +38,7 @@ struct PostgresSearchIndex {
             switch part {
             case .word(let word): restriction.isEmpty ? word : "\(word):\(restriction)"
             case .prefix(let word): "\(word):*\(restriction)"
+            case .anyWord(let words): "(" + words.map { restriction.isEmpty ? $0 : "\($0):\(restriction)" }.joined(separator: " | ") + ")"
             case .phrase(let words):
                 "(" + letters.map { letter in "(" + words.map { "\($0):\(letter)" }.joined(separator: " <-> ") + ")" }.joined(separator: " | ") + ")"
             }

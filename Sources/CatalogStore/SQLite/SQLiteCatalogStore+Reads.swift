@@ -78,27 +78,28 @@ extension SQLiteCatalogStore {
         var rows = rows
         let query = filter.query
         let filters = SQLiteConditions(query.conditions)
-        let search = query.search
+        let versions = try StoreVersions.fetch(source)
+        let terms = frequentTerms.terms(at: versions.products)
+        let search = query.search.map { terms?.expanded($0) ?? $0 }
         let (next, previous) = try productListing.page(
             source, request: request, filters: filters, search: search, into: &rows
         ) { rows, _, statement in
             rows.append(ProductColumn.stored(statement))
         }
-        let versions = try StoreVersions.fetch(source)
         let count: Int
-        if let selected = frequentTerms.terms(at: versions.products)?.selection(filter) {
+        if let selected = try terms?.selection(filter, search: search, addRows: { try addMatches(of: $0, to: &$1, source) }) {
             count = selected.count
         } else {
-            let counting = productCount(query, filters)
+            let counting = productCount(query, search: search, filters)
             count = Int(try source.integer(counting.sql, counting.arguments) ?? 0)
         }
         return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: versions)
     }
 
-    /// The statement that counts the products `query` selects (`filters` and its search), as its `count` says
-    /// (`ListingPlanTests` asks SQLite's plans).
-    static func productCount(_ query: ListQuery, _ filters: SQLiteConditions) -> (sql: String, arguments: [DatabaseValue]) {
-        switch (query.count, query.search) {
+    /// The statement that counts the products `query` selects (`filters` and `search`, its own or `expanded`), as
+    /// its `count` says (`ListingPlanTests` asks SQLite's plans).
+    static func productCount(_ query: ListQuery, search: SearchQuery?, _ filters: SQLiteConditions) -> (sql: String, arguments: [DatabaseValue]) {
+        switch (query.count, search) {
         case (.derived(let expression, nil), _): ("SELECT COALESCE(SUM(\(expression)), 0) FROM categories", [])
         case (.derived(let expression, let category?), _): ("SELECT \(expression) FROM categories WHERE name = ?", [category.databaseValue])
         case (.rows, let search?): SQLiteSearchIndex.products.countStatement(search, listed: "products", filters: filters)

@@ -25,6 +25,7 @@ struct SQLiteSearchIndex {
             case .word(let word): "\"\(word)\""
             case .prefix(let word): "\"\(word)\" *"
             case .phrase(let words): "\"\(words.joined(separator: " "))\""
+            case .anyWord(let words): "(\(words.map { "\"\($0)\"" }.joined(separator: " OR ")))"
             }
         }
         let all = terms.joined(separator: " AND ")
