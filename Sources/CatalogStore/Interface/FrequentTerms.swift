@@ -63,11 +63,11 @@ public struct FrequentTerms: Sendable {
         return selected
     }
 
-    /// The rows `filter`'s own search selects, when the sets alone answer it (a store that cannot add the rows of
-    /// words without a set in the same snapshot).
-    public func selection(_ filter: ProductFilter) -> RowNumberSet? {
+    /// The rows `filter` with `search` selects, when the sets alone answer it (for a store that cannot read the rows
+    /// of words without a set in the same snapshot).
+    public func selection(_ filter: ProductFilter, search: SearchQuery?) -> RowNumberSet? {
         var answered = true
-        let selected = selection(filter) { _, _ in answered = false }
+        let selected = selection(filter, search: search) { _, _ in answered = false }
         return answered ? selected : nil
     }
 
@@ -115,36 +115,44 @@ public struct FrequentTerms: Sendable {
 
         public mutating func add(_ term: String, rows: RowNumberSet) { sets[term] = rows }
 
-        /// Every word of the search index, in the order of their bytes, with how many rows hold each; a prefix is
-        /// spelled out only when the words without a set hold at most `spelledOutRows` rows together.
-        public mutating func setVocabulary(_ words: [String], rows: [Int], spelledOutRows: Int) {
-            vocabulary = Vocabulary(words: words, rows: rows, spelledOutRows: spelledOutRows)
+        /// Takes every word of the search index, in the order of their bytes, with how many rows hold each, out of
+        /// `rowCount`, and returns the words `policy` gives a set, most held first: those of ASCII letters and digits
+        /// (the only ones a search's word is looked up as) held by at least its share of the rows. A prefix is spelled
+        /// out only when the words without a set hold at most that share of the rows together.
+        public mutating func chooseWords(
+            from words: [String], rows holders: [Int], of rowCount: Int, _ policy: FrequentTermPolicy
+        ) -> [String] {
+            vocabulary = Vocabulary(words: words, rows: holders, spelledOutRows: Int(policy.minimumShare * Double(rowCount)))
+            return words.indices.filter { FrequentTerms.term(words[$0]) == words[$0] && policy.keeps(holders[$0], of: rowCount) }
+                .sorted { holders[$0] > holders[$1] }.prefix(policy.maximumTerms).map { words[$0] }
         }
 
-        /// Reads the rows of every prefix of a word with a set that a search may be spelled out as, and that words
-        /// without a set start too, at most `maximumPrefixes`: such a search is then counted from one set, where its
-        /// words without a set would be read from the engine (10,000 rows, 12 ms, for the 102 words besides "lamp" that
-        /// `lam` starts at a million products). `addRows` adds the rows holding any of the words it is given.
-        public mutating func spellOutPrefixes(
-            maximumPrefixes: Int, addRows: ([String], inout RowNumberSet) throws -> Void
-        ) rethrows {
-            guard var vocabulary else { return }
+        /// The prefixes of words with a set that a search may be spelled out as (`FrequentTerms.expanded`) and that
+        /// words without a set start too, at most four times `policy.maximumTerms`: each gets a set of its own
+        /// (`add(_:otherRows:)`), so that such a search is counted from one set, where its words without a set would be
+        /// read from the engine (10,000 rows, 12 ms, for the 102 words besides "lamp" that `lam` starts at a million
+        /// products). Call it once the words' sets are added.
+        public func prefixesToSpellOut(_ policy: FrequentTermPolicy) -> [SpelledOutPrefix] {
+            guard var vocabulary else { return [] }
             vocabulary.sets = Set(sets.keys)
-            var done: Set<String> = []
+            var prefixes: [SpelledOutPrefix] = []
+            var seen: Set<[String]> = []
             for word in sets.keys.sorted() {
-                for length in 1...word.count {
-                    guard prefixSets.count < maximumPrefixes, let words = vocabulary.words(startingWith: String(word.prefix(length))) else {
-                        continue
-                    }
-                    let key = words.joined(separator: " ")
+                for length in 1...max(word.count, 1) where prefixes.count < policy.maximumTerms * 4 {
+                    guard let words = vocabulary.words(startingWith: String(word.prefix(length))), seen.insert(words).inserted else { continue }
                     let others = words.filter { sets[$0] == nil }
-                    guard !others.isEmpty, done.insert(key).inserted else { continue }
-                    var rows = emptySet()
-                    for set in words.compactMap({ sets[$0] }) { rows.formUnion(set) }
-                    try addRows(others, &rows)
-                    prefixSets[key] = rows
+                    if !others.isEmpty { prefixes.append(SpelledOutPrefix(words: words, others: others)) }
                 }
             }
+            return prefixes
+        }
+
+        /// Adds the set of `prefix`: the sets of its words that have one, and `otherRows`, the rows holding any of
+        /// its others, as the engine reads them.
+        public mutating func add(_ prefix: SpelledOutPrefix, otherRows: RowNumberSet) {
+            var rows = otherRows
+            for set in prefix.words.compactMap({ sets[$0] }) { rows.formUnion(set) }
+            prefixSets[prefix.words.joined(separator: " ")] = rows
         }
 
         /// The number that stands for `value` in `field`'s column, for `assign`.
@@ -165,6 +173,13 @@ public struct FrequentTerms: Sendable {
                 prefixSets: prefixSets)
         }
     }
+}
+
+/// A prefix spelled out as the words of the search index that start with it (`FrequentTerms.expanded`), and those of
+/// them without a set.
+public struct SpelledOutPrefix: Sendable {
+    public let words: [String]
+    public let others: [String]
 }
 
 /// One facet field's value for every row number: each value once, and a number per row that stands for it (0 for no

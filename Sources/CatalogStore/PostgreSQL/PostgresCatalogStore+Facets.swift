@@ -6,7 +6,9 @@ extension PostgresCatalogStore {
         let frequentTerms = frequentTerms
         return try await transaction(.read) { [logger] connection in
             let versions = try await Self.versions(connection, logger: logger)
-            if let terms = frequentTerms.terms(at: versions.products), let selected = terms.selection(filter) {
+            if let terms = frequentTerms.terms(at: versions.products),
+                let selected = terms.selection(filter, search: filter.searchQuery.map(terms.expanded))
+            {
                 return ProductFacets(counts: fields.map { ($0, terms.facetValues($0, among: selected, size: size)) }, versions: versions)
             }
             // The categories of the whole listing are its derived counts; the other facets are counted together, in

@@ -1,12 +1,13 @@
 import CatalogStore
+import Logging
 import PostgresNIO
 
 extension PostgresCatalogStore {
     public var frequentTermsVersion: Int64? { frequentTerms.productsVersion }
 
     /// Reads the sets in one read-only snapshot: each row numbered by its `row_order`, with its category and brand;
-    /// words proposed by a sample of the table's pages; and each proposal's rows as the search of that one word
-    /// reads them.
+    /// every word of the search index with how many rows hold it (`ts_stat`, which reads every row's vector: 8 s at a
+    /// million products); and each chosen word's and spelled-out prefix's rows, as the search of them reads them.
     public func refreshFrequentTerms(_ policy: FrequentTermPolicy) async throws -> FrequentTerms {
         let terms = try await transaction(.read) { [logger] connection in
             let version = try await Self.versions(connection, logger: logger).products
@@ -21,23 +22,26 @@ extension PostgresCatalogStore {
                 builder.assign(builder.valueNumber(row.category, in: .category), in: .category, to: row.order)
                 builder.assign(builder.valueNumber(row.brand, in: .brand), in: .brand, to: row.order)
             }
-            // TABLESAMPLE SYSTEM reads whole pages at random: a sample costs as many pages, not the table.
-            let share = min(100, 100 * Double(policy.sampleSize) / Double(max(rows.count, 1)))
-            let sample = PostgresQuery(
-                unsafeSQL: "SELECT concat_ws(' ', name, brand, description, category) FROM products TABLESAMPLE SYSTEM (\(share))")
-            var texts: [String] = []
-            for try await text in try await connection.query(sample, logger: logger).decode(String.self) { texts.append(text) }
-            var kept: [(term: String, rows: RowNumberSet)] = []
-            for term in policy.candidates(texts) {
-                var selected = PostgresConditions()
-                selected.addSearch(SearchQuery(term + " "), .products)
-                var matches = builder.emptySet()
-                let query = PostgresQuery(unsafeSQL: "SELECT row_order FROM products \(selected.whereSQL)", binds: selected.binds)
-                for try await order in try await connection.query(query, logger: logger).decode(Int64.self) { matches.insert(order) }
-                if policy.keeps(matches.count, of: rows.count) { kept.append((term, matches)) }
+            var words: [String] = []
+            var holders: [Int] = []
+            let vocabulary = """
+                SELECT word, ndoc FROM ts_stat('SELECT search_vector FROM products') ORDER BY word COLLATE "C"
+                """
+            for try await (word, count) in try await connection.query(PostgresQuery(unsafeSQL: vocabulary), logger: logger).decode(
+                (String, Int32).self)
+            {
+                words.append(word)
+                holders.append(Int(count))
             }
-            for (term, matches) in kept.sorted(by: { $0.rows.count > $1.rows.count }).prefix(policy.maximumTerms) {
-                builder.add(term, rows: matches)
+            for word in builder.chooseWords(from: words, rows: holders, of: rows.count, policy) {
+                var matches = builder.emptySet()
+                try await Self.addMatches(of: [word], to: &matches, connection, logger: logger)
+                builder.add(word, rows: matches)
+            }
+            for prefix in builder.prefixesToSpellOut(policy) {
+                var others = builder.emptySet()
+                try await Self.addMatches(of: prefix.others, to: &others, connection, logger: logger)
+                builder.add(prefix, otherRows: others)
             }
             return builder.build()
         }
@@ -45,11 +49,19 @@ extension PostgresCatalogStore {
         return terms
     }
 
-    /// The count of `filter` from the sets, as a scalar query that falls back to counting the rows `selected`
-    /// (the listing's own conditions, with their parameters) in a snapshot of any other products version; nil when
-    /// no sets answer `filter`. The numbers are the store's own, written into the statement.
-    func frequentTermsCount(_ filter: ProductFilter, counting selected: PostgresConditions) -> String? {
-        guard let terms = frequentTerms.latest, let rows = terms.selection(filter) else { return nil }
+    /// Adds to `rows` the `row_order` of the products holding any of `words`, as the search index reads them.
+    static func addMatches(of words: [String], to rows: inout RowNumberSet, _ connection: PostgresConnection, logger: Logger) async throws {
+        var selected = PostgresConditions()
+        selected.addSearch(SearchQuery(parts: [.anyWord(words)]), .products)
+        let query = PostgresQuery(unsafeSQL: "SELECT row_order FROM products \(selected.whereSQL)", binds: selected.binds)
+        for try await order in try await connection.query(query, logger: logger).decode(Int64.self) { rows.insert(order) }
+    }
+
+    /// The count of `filter` with `search` (its own, or spelled out) from the sets, as a scalar query that falls back to
+    /// counting the rows `selected` (the listing's own conditions, with their parameters) in a snapshot of any other
+    /// products version; nil when no sets answer it. The numbers are the store's own, written into the statement.
+    func frequentTermsCount(_ filter: ProductFilter, search: SearchQuery?, counting selected: PostgresConditions) -> String? {
+        guard let terms = frequentTerms.latest, let rows = terms.selection(filter, search: search) else { return nil }
         return """
             SELECT COALESCE((SELECT \(rows.count) FROM versions WHERE name = 'products' AND version = \(terms.productsVersion)),
                 (SELECT COUNT(*) FROM products \(selected.whereSQL)))

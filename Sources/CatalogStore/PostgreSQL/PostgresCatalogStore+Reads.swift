@@ -31,17 +31,36 @@ extension PostgresCatalogStore {
     ) async throws -> Page<Rows> {
         let query = filter.query
         let request = request.ranked(by: query.search, in: .products)
-        return try await transaction(.single) { connection in
-            var filters = PostgresConditions(query.conditions)
-            // The listing selects the rows with the same conditions, so the count's parameters are numbered as its.
-            let count =
-                Self.productCount(query, &filters)
-                ?? frequentTermsCount(filter, counting: PostgresListing.products.selecting(filters, query.search))
-            return try await listing(.products).page(
-                connection, request: request, filters: filters, search: query.search, count: count, walkIn: .read, store: description,
-                logger: logger, into: rows
-            ) { rows, row in try PostgresRows.withStoredProduct(row) { rows.append($0) } }
+        if let terms = frequentTerms.latest, let search = query.search, terms.expanded(search) != search {
+            // A prefix spelled out as the words of the index holds only at the sets' version: read in a snapshot of it.
+            return try await transaction(.read) { [logger] connection in
+                let current = try await Self.versions(connection, logger: logger).products
+                let spelledOut = current == terms.productsVersion ? terms.expanded(search) : search
+                return try await products(filter, search: spelledOut, page: request, connection, walkIn: .single, into: rows)
+            }
         }
+        return try await transaction(.single) { connection in
+            try await products(filter, search: query.search, page: request, connection, walkIn: .read, into: rows)
+        }
+    }
+
+    /// One page of `filter` with `search` (its own, or spelled out), its count from the sets when they answer it.
+    private func products<Rows: ProductPageRows>(
+        _ filter: ProductFilter, search: SearchQuery?, page request: PageRequest, _ connection: PostgresConnection,
+        walkIn: PostgresTransactionKind, into rows: Rows
+    ) async throws -> Page<Rows> {
+        let query = filter.query
+        var filters = PostgresConditions(query.conditions)
+        var listing = listing(.products)
+        // The listing selects the rows with the same conditions, so the count's parameters are numbered as its.
+        let count =
+            Self.productCount(query, &filters) ?? frequentTermsCount(filter, search: search, counting: listing.selecting(filters, search))
+        // More matches than one statement reads: the sets tell it without asking (a hint; the walk is right either way).
+        listing.walksAtOnce = (frequentTerms.latest?.selection(filter, search: search)?.count ?? 0) > listing.fewMatchLimit
+        return try await listing.page(
+            connection, request: request, filters: filters, search: search, count: count, walkIn: walkIn, store: description,
+            logger: logger, into: rows
+        ) { rows, row in try PostgresRows.withStoredProduct(row) { rows.append($0) } }
     }
 
     /// The statement that counts the products `query` selects when the derived counts of categories answer it,

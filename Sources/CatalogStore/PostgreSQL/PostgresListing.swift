@@ -16,6 +16,9 @@ struct PostgresListing {
     var searchIndex: PostgresSearchIndex?
     /// The most matches of a ranked search whose page is read in one statement; beyond, its ranks are walked.
     var fewMatchLimit = Self.fewMatches
+    /// Whether a ranked page is walked without first trying to read it in one statement: the caller knows the search
+    /// has more matches than `fewMatchLimit` (`FrequentTerms`).
+    var walksAtOnce = false
 
     /// How many times an empty page is read before giving up, when commits keep filling it in between.
     static let emptyPageAttempts = 3

@@ -144,7 +144,7 @@ extension PostgresListing {
         }
         let walk = try RankedWalk(request, ordering: ordering, ranks: searchIndex.fields.ranks.count)
         // Without filters, both placements are the same statement.
-        for placement in filters.clauses.isEmpty ? [.inConditions] : FilterPlacement.allCases {
+        for placement in walksAtOnce ? [] : filters.clauses.isEmpty ? [.inConditions] : FilterPlacement.allCases {
             if let page = try await fewMatchesPage(
                 connection, walk: walk, filters: filters, search: search, placement: placement, store: store, logger: logger, into: rows,
                 append: append)

@@ -47,15 +47,16 @@ extension SQLiteCatalogStore {
             holders.append(Int(row.integer(1)))
             return true
         }
-        let chosen = words.indices.filter { FrequentTerms.term(words[$0]) == words[$0] && policy.keeps(holders[$0], of: rows) }
-            .sorted { holders[$0] > holders[$1] }.prefix(policy.maximumTerms)
-        for index in chosen {
+        for word in builder.chooseWords(from: words, rows: holders, of: rows, policy) {
             var matches = builder.emptySet()
-            try addMatches(of: [words[index]], to: &matches, db)
-            builder.add(words[index], rows: matches)
+            try addMatches(of: [word], to: &matches, db)
+            builder.add(word, rows: matches)
         }
-        builder.setVocabulary(words, rows: holders, spelledOutRows: Int(policy.minimumShare * Double(rows)))
-        try builder.spellOutPrefixes(maximumPrefixes: policy.maximumTerms * 4) { try addMatches(of: $0, to: &$1, db) }
+        for prefix in builder.prefixesToSpellOut(policy) {
+            var others = builder.emptySet()
+            try addMatches(of: prefix.others, to: &others, db)
+            builder.add(prefix, otherRows: others)
+        }
         return builder.build()
     }
 
