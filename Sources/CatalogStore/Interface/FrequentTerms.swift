@@ -72,12 +72,14 @@ public struct FrequentTerms: Sendable {
     }
 
     /// `search` with its typed prefix spelled out as the words of the search index that start with it
-    /// (`SearchQuery.Part.anyWord`), when one of them has a set and the others are few: the engine then steps through
+    /// (`SearchQuery.Part.anyWord`), when one of them has a set and the prefix has a set of its own (or all its words
+    /// have one), so that its count never waits on the engine: the engine then steps through
     /// each word's matches in order and the sets count them, where a prefix would have the engine merge every word's
     /// matches first (100 ms for `lam`, which "lamp", in 93 % of a million products, starts). Unchanged otherwise.
     public func expanded(_ search: SearchQuery) -> SearchQuery {
         guard let vocabulary, case .prefix(let prefix)? = search.parts.last, let start = Self.term(prefix),
-            let words = vocabulary.words(startingWith: start), words.contains(where: { sets[$0] != nil })
+            let words = vocabulary.words(startingWith: start), words.contains(where: { sets[$0] != nil }),
+            words.allSatisfy({ sets[$0] != nil }) || prefixSets[words.joined(separator: " ")] != nil
         else { return search }
         return SearchQuery(parts: search.parts.dropLast() + [.anyWord(words)])
     }

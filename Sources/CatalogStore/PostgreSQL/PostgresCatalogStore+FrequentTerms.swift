@@ -10,6 +10,9 @@ extension PostgresCatalogStore {
     /// million products); and each chosen word's and spelled-out prefix's rows, as the search of them reads them.
     public func refreshFrequentTerms(_ policy: FrequentTermPolicy) async throws -> FrequentTerms {
         let terms = try await transaction(.read) { [logger] connection in
+            // The planner reckons a search of a hundred words (a spelled-out prefix) matches a tenth of the table and
+            // reads it whole, 4.8 s, where the search index gives their 10,000 rows in 0.13 s.
+            try await connection.query("SET LOCAL enable_seqscan = off", logger: logger)
             let version = try await Self.versions(connection, logger: logger).products
             var rows: [(order: Int64, category: String, brand: String)] = []
             for try await row in try await connection.query("SELECT row_order, category, brand FROM products", logger: logger)
