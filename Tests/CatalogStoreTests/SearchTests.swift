@@ -248,6 +248,14 @@ struct SearchTests {
             try await compareOnce("\(stage), with frequent terms \(terms.terms)")
         }
         func compareOnce(_ stage: String) async throws {
+            // A brand's count, alone and in a category, comes from the columns beside the sets when they are read.
+            for brand in Set(rows.values.compactMap(\.brand)).sorted().prefix(4) {
+                for category in [nil, "café"] {
+                    let expected = rows.values.filter { $0.brand == brand && (category == nil || $0.category == category) }.count
+                    let page = try await store.products(ProductFilter(category: category, brand: brand), page: PageRequest(pageSize: 2))
+                    #expect(page.count == expected, "\(stage): brand '\(brand)' in \(category ?? "every category")")
+                }
+            }
             for query in SearchReference.queries {
                 let parsed = SearchQuery(query)
                 let expected = rows.values.compactMap { product in

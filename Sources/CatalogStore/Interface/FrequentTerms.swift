@@ -84,6 +84,17 @@ public struct FrequentTerms: Sendable {
         return SearchQuery(parts: search.parts.dropLast() + [.anyWord(words)])
     }
 
+    /// The number of products of a brand, in a category when `filter` names one too, from the columns: `filter`'s
+    /// count when it has no other filter and no search; nil otherwise. (Counting a brand's products walks its index:
+    /// 71,000 entries, 15 ms on PostgreSQL, for a brand a fourteenth of a million products hold.)
+    public func brandCount(_ filter: ProductFilter) -> Int? {
+        guard let brand = filter.brand, filter.searchQuery == nil, filter.inStock == nil, filter.minimumPrice == nil,
+            filter.maximumPrice == nil, let brands = columns[.brand], let categories = columns[.category]
+        else { return nil }
+        guard let category = filter.category else { return brands.count(holding: brand) }
+        return brands.count(holding: brand, alongside: categories, holding: category)
+    }
+
     /// The values of `field` among `rows`, the `size` largest counts first (`FacetValue.largestFirst`).
     public func facetValues(_ field: ProductFacetField, among rows: RowNumberSet, size: Int) -> [FacetValue] {
         FacetValue.largestFirst(columns[field]?.counts(among: rows) ?? [], size: size)
@@ -218,6 +229,21 @@ struct FacetColumn: Sendable {
             if row < rowValues.count, rowValues[row] == wanted { holding.insert(Int64(row)) }
         }
         return holding
+    }
+
+    /// How many rows hold `value`.
+    func count(holding value: String) -> Int {
+        guard let wanted = numbers[Array(value.utf8)], wanted != 0 else { return 0 }
+        return rowValues.withUnsafeBufferPointer { $0.reduce(0) { $0 + ($1 == wanted ? 1 : 0) } }
+    }
+
+    /// How many rows hold `value` here and `otherValue` in `other`, a column of the same rows.
+    func count(holding value: String, alongside other: FacetColumn, holding otherValue: String) -> Int {
+        guard let wanted = numbers[Array(value.utf8)], wanted != 0, let otherWanted = other.numbers[Array(otherValue.utf8)], otherWanted != 0
+        else { return 0 }
+        var count = 0
+        for row in rowValues.indices where rowValues[row] == wanted && other.rowValues[row] == otherWanted { count += 1 }
+        return count
     }
 
     /// How many of `rows` hold each value, values no row holds left out.

@@ -36,12 +36,15 @@ extension PostgresCatalogStore {
                 words.append(word)
                 holders.append(Int(count))
             }
+            // A stop cancels the refresh between two words: each is one statement, at most a second at a million products.
             for word in builder.chooseWords(from: words, rows: holders, of: rows.count, policy) {
+                try Task.checkCancellation()
                 var matches = builder.emptySet()
                 try await Self.addMatches(of: [word], to: &matches, connection, logger: logger)
                 builder.add(word, rows: matches)
             }
             for prefix in builder.prefixesToSpellOut(policy) {
+                try Task.checkCancellation()
                 var others = builder.emptySet()
                 try await Self.addMatches(of: prefix.others, to: &others, connection, logger: logger)
                 builder.add(prefix, otherRows: others)
@@ -60,13 +63,16 @@ extension PostgresCatalogStore {
         for try await order in try await connection.query(query, logger: logger).decode(Int64.self) { rows.insert(order) }
     }
 
-    /// The count of `filter` with `search` (its own, or spelled out) from the sets, as a scalar query that falls back to
+    /// The count of `filter` with `search` (its own, or spelled out) from the sets, or of a brand's products from the
+    /// columns beside them, as a scalar query that falls back to
     /// counting the rows `selected` (the listing's own conditions, with their parameters) in a snapshot of any other
     /// products version; nil when no sets answer it. The numbers are the store's own, written into the statement.
     func frequentTermsCount(_ filter: ProductFilter, search: SearchQuery?, counting selected: PostgresConditions) -> String? {
-        guard let terms = frequentTerms.latest, let rows = terms.selection(filter, search: search) else { return nil }
+        guard let terms = frequentTerms.latest, let count = terms.selection(filter, search: search)?.count ?? terms.brandCount(filter) else {
+            return nil
+        }
         return """
-            SELECT COALESCE((SELECT \(rows.count) FROM versions WHERE name = 'products' AND version = \(terms.productsVersion)),
+            SELECT COALESCE((SELECT \(count) FROM versions WHERE name = 'products' AND version = \(terms.productsVersion)),
                 (SELECT COUNT(*) FROM products \(selected.whereSQL)))
             """
     }

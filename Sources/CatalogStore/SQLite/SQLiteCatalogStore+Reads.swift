@@ -89,6 +89,8 @@ extension SQLiteCatalogStore {
         let count: Int
         if let selected = try terms?.selection(filter, search: search, addRows: { try addMatches(of: $0, to: &$1, source) }) {
             count = selected.count
+        } else if let brandCount = terms?.brandCount(filter) {
+            count = brandCount
         } else {
             let counting = productCount(query, search: search, filters)
             count = Int(try source.integer(counting.sql, counting.arguments) ?? 0)
