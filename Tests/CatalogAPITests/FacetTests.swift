@@ -90,11 +90,14 @@ struct FacetTests {
     @Test(arguments: StoreBackend.available) func theSetsOfFrequentWordsFollowTheWrites(_ backend: StoreBackend) async throws {
         var harness = WriteHarness(backend: backend)
         harness.setup = .live
+        // The client's connection outlives the waits below.
+        harness.configuration.idleTimeout = .seconds(120)
         try await harness.run { client, components in
             let store = components.store
-            /// Waits, bounded, until the sets are of the products version reads see.
+            /// Waits, bounded, until the sets are of the products version reads see: the quiet period, then a rest of
+            /// four times the last refresh, which on a machine busy with other suites can take several seconds.
             func setsCaughtUp() async throws -> Bool {
-                for _ in 0..<100 {
+                for _ in 0..<600 {
                     let products = try await store.currentVersions().products
                     if store.frequentTermsVersion == products { return true }
                     try await Task.sleep(for: .milliseconds(100))
