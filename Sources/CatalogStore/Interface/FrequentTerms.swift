@@ -71,6 +71,20 @@ public struct FrequentTerms: Sendable {
         return answered ? selected : nil
     }
 
+    /// Whether `search` matches nothing at the sets' version: a word of ASCII letters and digits the search index does
+    /// not hold, or a typed prefix no word of it starts with (a typo, most often). The index's vocabulary is read with
+    /// the sets; a word with any other character is left to the engine.
+    public func matchesNothing(_ search: SearchQuery) -> Bool {
+        guard let vocabulary else { return false }
+        return search.parts.contains { part in
+            switch part {
+            case .word(let word): Self.term(word).map { !vocabulary.holds($0) } ?? false
+            case .prefix(let prefix): Self.term(prefix).map { !vocabulary.holdsWord(startingWith: $0) } ?? false
+            case .phrase, .anyWord: false
+            }
+        }
+    }
+
     /// `search` with its typed prefix spelled out as the words of the search index that start with it
     /// (`SearchQuery.Part.anyWord`), when one of them has a set and the prefix has a set of its own (or all its words
     /// have one), so that its count never waits on the engine: the engine then steps through
@@ -281,6 +295,16 @@ struct Vocabulary: Sendable {
             guard end - start <= Self.maximumWords, others <= spelledOutRows else { return nil }
         }
         return end > start ? Array(words[start..<end]) : nil
+    }
+
+    func holds(_ word: String) -> Bool {
+        let index = firstIndex { !$0.utf8.lexicographicallyPrecedes(word.utf8) }
+        return index < words.count && words[index] == word
+    }
+
+    func holdsWord(startingWith prefix: String) -> Bool {
+        let index = firstIndex { !$0.utf8.lexicographicallyPrecedes(prefix.utf8) }
+        return index < words.count && words[index].utf8.starts(with: prefix.utf8)
     }
 
     /// The first index whose word `isAtOrAfter` holds (a binary search: the words are in order).

@@ -39,8 +39,15 @@ extension PostgresCatalogStore {
                 return try await products(filter, search: spelledOut, page: request, connection, walkIn: .single, into: rows)
             }
         }
-        return try await transaction(.single) { connection in
-            try await products(filter, search: query.search, page: request, connection, walkIn: .read, into: rows)
+        return try await transaction(.single) { [logger] connection in
+            if let terms = frequentTerms.latest, let search = query.search, terms.matchesNothing(search) {
+                // Nothing matches at the sets' version: one statement tells whether it is the current one.
+                let versions = try await Self.versions(connection, logger: logger)
+                if versions.products == terms.productsVersion {
+                    return Page(rows: rows, count: 0, nextCursor: nil, previousCursor: nil, versions: versions)
+                }
+            }
+            return try await products(filter, search: query.search, page: request, connection, walkIn: .read, into: rows)
         }
     }
 

@@ -81,6 +81,9 @@ extension SQLiteCatalogStore {
         let versions = try StoreVersions.fetch(source)
         let terms = frequentTerms.terms(at: versions.products)
         let search = query.search.map { terms?.expanded($0) ?? $0 }
+        if let search, terms?.matchesNothing(search) == true {
+            return Page(rows: rows, count: 0, nextCursor: nil, previousCursor: nil, versions: versions)
+        }
         let (next, previous) = try productListing.page(
             source, request: request, filters: filters, search: search, into: &rows
         ) { rows, _, statement in
