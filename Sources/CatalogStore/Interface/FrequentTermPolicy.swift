@@ -4,7 +4,7 @@ public struct FrequentTermPolicy: Sendable {
     /// in a few milliseconds: 5 % of a million products, 50,000 matches, take FTS5 about 4 ms.
     public var minimumShare = 0.05
     /// The most words that get a set: each holds a bit per product, 125 KB at a million. Prefixes of them get at most
-    /// four times as many (`FrequentTerms.Builder.spellOutPrefixes`).
+    /// four times as many (`FrequentTerms.Builder.prefixesToSpellOut`).
     public var maximumTerms = 64
 
     public init() {}

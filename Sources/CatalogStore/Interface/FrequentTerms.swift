@@ -8,7 +8,7 @@
 /// The sets are only ever a second answer to a question the engine answers too: a store uses them for a read in a
 /// snapshot of the same products version, and reads the engine otherwise. Each set is read from the engine's own
 /// search of that word, so it matches exactly what the engine would. The row numbers are the engine's own at that
-/// version (SQLite's rowid, a PostgreSQL row's place in the table); they are labels within the sets, never looked up.
+/// version (SQLite's rowid, PostgreSQL's `row_order`); they are labels within the sets, never looked up.
 public struct FrequentTerms: Sendable {
     /// The products version the sets were read at.
     public let productsVersion: Int64
@@ -16,7 +16,7 @@ public struct FrequentTerms: Sendable {
     private let sets: [String: RowNumberSet]
     private let columns: [ProductFacetField: FacetColumn]
     private let vocabulary: Vocabulary?
-    /// The rows of each spelled-out prefix of a word with a set (`Builder.spellOutPrefixes`), by its words joined.
+    /// The rows of each spelled-out prefix of a word with a set (`Builder.prefixesToSpellOut`), by its words joined.
     private let prefixSets: [String: RowNumberSet]
 
     /// The words that have a set, in order.
@@ -87,9 +87,9 @@ public struct FrequentTerms: Sendable {
 
     /// `search` with its typed prefix spelled out as the words of the search index that start with it
     /// (`SearchQuery.Part.anyWord`), when one of them has a set and the prefix has a set of its own (or all its words
-    /// have one), so that its count never waits on the engine: the engine then steps through
-    /// each word's matches in order and the sets count them, where a prefix would have the engine merge every word's
-    /// matches first (100 ms for `lam`, which "lamp", in 93 % of a million products, starts). Unchanged otherwise.
+    /// have one), so that its count never waits on the engine: the engine then steps through each word's matches in
+    /// order and the sets count them, where a prefix would have the engine merge every word's matches first (100 ms
+    /// for `lam`, which "lamp", in 93 % of a million products, starts). Unchanged otherwise.
     public func expanded(_ search: SearchQuery) -> SearchQuery {
         guard let vocabulary, case .prefix(let prefix)? = search.parts.last, let start = Self.term(prefix),
             let words = vocabulary.words(startingWith: start), words.contains(where: { sets[$0] != nil }),
