@@ -209,7 +209,8 @@ struct SearchTests {
             return Product(
                 serialCode: key, name: text(1...4), description: text(0...8),
                 category: ["lamp", "Bureau", "café"].randomElement(using: &random) ?? "",
-                brand: Bool.random(using: &random) ? text(1...2) : nil, price: try Price(parsing: "1"))
+                // The price follows the key, so that the generated words stay as they were.
+                brand: Bool.random(using: &random) ? text(1...2) : nil, price: try Price(parsing: "\((Int(key.dropFirst()) ?? 0) % 5 + 1)"))
         }
         func write(_ products: [Product]) async throws {
             _ = try await store.upsertProducts(products, author: "api")
@@ -248,12 +249,21 @@ struct SearchTests {
             try await compareOnce("\(stage), with frequent terms \(terms.terms)")
         }
         func compareOnce(_ stage: String) async throws {
-            // A brand's count, alone and in a category, comes from the columns beside the sets when they are read.
-            for brand in Set(rows.values.compactMap(\.brand)).sorted().prefix(4) {
-                for category in [nil, "café"] {
-                    let expected = rows.values.filter { $0.brand == brand && (category == nil || $0.category == category) }.count
-                    let page = try await store.products(ProductFilter(category: category, brand: brand), page: PageRequest(pageSize: 2))
-                    #expect(page.count == expected, "\(stage): brand '\(brand)' in \(category ?? "every category")")
+            // A brand's count, alone, in a category and in a price range, comes from the columns beside the sets when
+            // they are read.
+            let (lowest, highest) = (try Price(parsing: "2"), try Price(parsing: "4"))
+            for brand in Set(rows.values.compactMap(\.brand)).sorted().prefix(4) + ["no such brand"] {
+                for category in [nil, "café", "no such category"] {
+                    for priced in [false, true] {
+                        let expected = rows.values.filter {
+                            $0.brand == brand && (category == nil || $0.category == category)
+                                && (!priced || (lowest.micros...highest.micros).contains($0.price.micros))
+                        }.count
+                        let filter = ProductFilter(
+                            category: category, brand: brand, minimumPrice: priced ? lowest : nil, maximumPrice: priced ? highest : nil)
+                        let page = try await store.products(filter, page: PageRequest(pageSize: 2))
+                        #expect(page.count == expected, "\(stage): brand '\(brand)' in \(category ?? "every category"), priced: \(priced)")
+                    }
                 }
             }
             for query in SearchReference.queries {

@@ -36,6 +36,11 @@ extension SQLiteCatalogStore {
                 return true
             }
         }
+        try db.forEachRow("SELECT rowid, price_micros FROM products", []) { _, statement in
+            let row = DirectRow(statement: statement)
+            builder.assignPrice(row.integer(1), to: row.integer(0))
+            return true
+        }
         // A table of the connection's own, over the index: nothing is written to the store.
         let vocabulary = "temp.\(SQLiteSearchIndex.products.table)_words"
         try db.execute(sql: "CREATE VIRTUAL TABLE IF NOT EXISTS \(vocabulary) USING fts5vocab(main, '\(SQLiteSearchIndex.products.table)', 'row')")
