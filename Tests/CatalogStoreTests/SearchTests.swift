@@ -247,6 +247,20 @@ struct SearchTests {
             #expect(store.frequentTermsVersion == terms.productsVersion)
             #expect(Set(["lamp", "desk"]).isSubset(of: terms.terms), "\(stage): \(terms.terms)")
             try await compareOnce("\(stage), with frequent terms \(terms.terms)")
+            // A search that matches nothing is answered without reading a page, its request still checked as a page's.
+            func failure(_ search: String, _ request: PageRequest) async -> String {
+                do {
+                    _ = try await store.products(ProductFilter(search: search), page: request)
+                    return "none"
+                } catch {
+                    return "\(type(of: error))"
+                }
+            }
+            let foreign = try await store.products(ProductFilter(), page: PageRequest(ordering: "name", pageSize: 1)).nextCursor
+            for request in [PageRequest(ordering: "colour"), PageRequest(cursor: foreign)] {
+                let (empty, read) = (await failure("zzqqxx ", request), await failure("desk ", request))
+                #expect(empty == read && empty != "none", "\(stage): \(request)")
+            }
         }
         func compareOnce(_ stage: String) async throws {
             // A brand's count, alone, in a category and in a price range, comes from the columns beside the sets when

@@ -15,6 +15,8 @@ struct FrequentTermsService: Service {
     static let quietPeriod: Duration = .seconds(2)
     static let longestStale: Duration = .seconds(60)
     static let restFactor = 4
+    /// How long a failed refresh rests before the next try.
+    static let restAfterFailure: Duration = .seconds(10)
 
     let store: any CatalogStore
     let policy: FrequentTermPolicy
@@ -38,6 +40,7 @@ struct FrequentTermsService: Service {
                     staleSince = since
                     let settled = store.frequentTermsVersion == nil || now - unchangedSince >= Self.quietPeriod || now - since >= Self.longestStale
                     if settled, now >= restUntil {
+                        restUntil = ContinuousClock.now + Self.restAfterFailure
                         let took = try await refresh()
                         restUntil = ContinuousClock.now + took * Self.restFactor
                     }

@@ -8,7 +8,7 @@
 /// The sets are only ever a second answer to a question the engine answers too: a store uses them for a read in a
 /// snapshot of the same products version, and reads the engine otherwise. Each set is read from the engine's own
 /// search of that word, so it matches exactly what the engine would. The row numbers are the engine's own at that
-/// version (SQLite's rowid, PostgreSQL's `row_order`); they are labels within the sets, never looked up.
+/// version (SQLite's rowid, a PostgreSQL row's place in `row_order`); they are labels within the sets, never looked up.
 public struct FrequentTerms: Sendable {
     /// The products version the sets were read at.
     public let productsVersion: Int64
@@ -31,8 +31,9 @@ public struct FrequentTerms: Sendable {
     public func selection(
         _ filter: ProductFilter, search: SearchQuery? = nil, addRows: ([String], inout RowNumberSet) throws -> Void
     ) rethrows -> RowNumberSet? {
+        // An empty category or brand is left to the engine: products without a brand hold it.
         guard let search = search ?? filter.searchQuery, !search.matchesNothing, filter.inStock == nil, filter.minimumPrice == nil,
-            filter.maximumPrice == nil
+            filter.maximumPrice == nil, filter.category?.isEmpty != true, filter.brand?.isEmpty != true
         else { return nil }
         var selected: RowNumberSet?
         for part in search.parts {
@@ -130,9 +131,10 @@ public struct FrequentTerms: Sendable {
     }
 
     /// The key of `word` among the terms: ASCII letters and digits, lower case. A word with any other character has
-    /// none, so that only the engines' own folding ever decides what such a word matches.
+    /// none, so that only the engines' own folding ever decides what such a word matches; nor has one with an upper-case
+    /// I, which PostgreSQL lowers by the database's locale (to ı in a Turkish one).
     public static func term(_ word: String) -> String? {
-        guard !word.isEmpty, word.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+        guard !word.isEmpty, word.utf8.allSatisfy({ $0 < 0x80 && $0 != UInt8(ascii: "I") }) else { return nil }
         return word.lowercased()
     }
 

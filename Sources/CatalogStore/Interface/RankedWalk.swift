@@ -45,6 +45,12 @@ public struct RankedWalk: Sendable {
     private let start: (rank: Int, order: Int64)?
 
     /// The walk of `request`, resolved to `relevance` (`PageRequest.ranked(by:)`), over `ranks` ranks.
+    /// Throws as reading a page of `request` would, without reading it: an ordering the list has not is
+    /// `InvalidQuery`, a cursor not issued here `UnknownCursor` (for a page known to be empty before it is read).
+    public static func check(_ request: PageRequest, ordering: ListOrdering, ranks: Int) throws {
+        if try ordering.resolve(request).field == ListOrdering.relevance { _ = try RankedWalk(request, ordering: ordering, ranks: ranks) }
+    }
+
     public init(_ request: PageRequest, ordering: ListOrdering, ranks: Int) throws {
         resolved = try ordering.resolve(request)
         self.ranks = ranks

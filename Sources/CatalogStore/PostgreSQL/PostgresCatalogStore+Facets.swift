@@ -26,18 +26,20 @@ extension PostgresCatalogStore {
                 let selected = PostgresListing.products.selecting(PostgresConditions(query.conditions), query.search)
                 let columns = grouped.map(\.rawValue).joined(separator: ", ")
                 let sql = "SELECT \(columns), COUNT(*) FROM products \(selected.whereSQL) GROUP BY \(columns)"
-                var tallies = [[String: Int]](repeating: [:], count: grouped.count)
+                // Values are told apart by their bytes, as the database compares them, not by Swift's canonical equivalence.
+                var tallies = [[[UInt8]: Int]](repeating: [:], count: grouped.count)
                 for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: selected.binds), logger: logger) {
                     let cells = Array(row)
                     let count = try cells[grouped.count].decode(Int.self)
                     for index in grouped.indices {
                         // Products without a brand hold ''; they are not a value of the facet.
                         let value = try cells[index].decode(String.self)
-                        if !value.isEmpty { tallies[index][value, default: 0] += count }
+                        if !value.isEmpty { tallies[index][Array(value.utf8), default: 0] += count }
                     }
                 }
                 for (field, tally) in zip(grouped, tallies) {
-                    values[field] = FacetValue.largestFirst(tally.map { FacetValue(value: $0.key, count: $0.value) }, size: size)
+                    values[field] = FacetValue.largestFirst(
+                        tally.map { FacetValue(value: String(decoding: $0.key, as: UTF8.self), count: $0.value) }, size: size)
                 }
             }
             return ProductFacets(counts: fields.map { ($0, values[$0] ?? []) }, versions: versions)

@@ -5,14 +5,12 @@ import PostgresNIO
 extension PostgresCatalogStore {
     public var frequentTermsVersion: Int64? { frequentTerms.productsVersion }
 
-    /// Reads the sets in one read-only snapshot: each row numbered by its `row_order`, with its category and brand;
-    /// every word of the search index with how many rows hold it (`ts_stat`, which reads every row's vector: 8 s at a
-    /// million products); and each chosen word's and spelled-out prefix's rows, as the search of them reads them.
+    /// Reads the sets in one read-only snapshot: each row numbered by its place in `row_order`, with its category,
+    /// brand and price; every word of the search index with how many rows hold it (`ts_stat`, which reads every row's
+    /// vector: 8 s at a million products); and each chosen word's and spelled-out prefix's rows, as the search of them
+    /// reads them.
     public func refreshFrequentTerms(_ policy: FrequentTermPolicy) async throws -> FrequentTerms {
         let terms = try await transaction(.read) { [logger] connection in
-            // The planner reckons a search of a hundred words (a spelled-out prefix) matches a tenth of the table and
-            // reads it whole, 4.8 s, where the search index gives their 10,000 rows in 0.13 s.
-            try await connection.query("SET LOCAL enable_seqscan = off", logger: logger)
             let version = try await Self.versions(connection, logger: logger).products
             var rows: [(order: Int64, category: String, brand: String, price: Int64)] = []
             for try await row in try await connection.query("SELECT row_order, category, brand, price_micros FROM products", logger: logger)
@@ -20,11 +18,15 @@ extension PostgresCatalogStore {
             {
                 rows.append(row)
             }
-            var builder = FrequentTerms.Builder(productsVersion: version, largestRowNumber: rows.map(\.order).max() ?? 0)
-            for row in rows {
-                builder.assign(builder.valueNumber(row.category, in: .category), in: .category, to: row.order)
-                builder.assign(builder.valueNumber(row.brand, in: .brand), in: .brand, to: row.order)
-                builder.assignPrice(row.price, to: row.order)
+            // Each row is numbered by its place in `row_order`, not by `row_order` itself: an upsert takes a new one
+            // for every row it writes, stored or not, so `row_order` grows with the writes, not with the products.
+            rows.sort { $0.order < $1.order }
+            let orders = rows.map(\.order)
+            var builder = FrequentTerms.Builder(productsVersion: version, largestRowNumber: Int64(max(rows.count - 1, 0)))
+            for (number, row) in zip(Int64(0)..., rows) {
+                builder.assign(builder.valueNumber(row.category, in: .category), in: .category, to: number)
+                builder.assign(builder.valueNumber(row.brand, in: .brand), in: .brand, to: number)
+                builder.assignPrice(row.price, to: number)
             }
             var words: [String] = []
             var holders: [Int] = []
@@ -38,16 +40,19 @@ extension PostgresCatalogStore {
                 holders.append(Int(count))
             }
             // A stop cancels the refresh between two words: each is one statement, at most a second at a million products.
+            // The planner reckons a search of a hundred words (a spelled-out prefix) matches a tenth of the table and
+            // reads it whole, 4.8 s, where the search index gives their 10,000 rows in 0.13 s.
+            try await connection.query("SET LOCAL enable_seqscan = off", logger: logger)
             for word in builder.chooseWords(from: words, rows: holders, of: rows.count, policy) {
                 try Task.checkCancellation()
                 var matches = builder.emptySet()
-                try await Self.addMatches(of: [word], to: &matches, connection, logger: logger)
+                try await Self.addMatches(of: [word], to: &matches, numberedBy: orders, connection, logger: logger)
                 builder.add(word, rows: matches)
             }
             for prefix in builder.prefixesToSpellOut(policy) {
                 try Task.checkCancellation()
                 var others = builder.emptySet()
-                try await Self.addMatches(of: prefix.others, to: &others, connection, logger: logger)
+                try await Self.addMatches(of: prefix.others, to: &others, numberedBy: orders, connection, logger: logger)
                 builder.add(prefix, otherRows: others)
             }
             return builder.build()
@@ -56,12 +61,22 @@ extension PostgresCatalogStore {
         return terms
     }
 
-    /// Adds to `rows` the `row_order` of the products holding any of `words`, as the search index reads them.
-    static func addMatches(of words: [String], to rows: inout RowNumberSet, _ connection: PostgresConnection, logger: Logger) async throws {
+    /// Adds to `rows` the numbers of the products holding any of `words`, as the search index reads them: each
+    /// product's place in `orders`, every `row_order` in order.
+    static func addMatches(
+        of words: [String], to rows: inout RowNumberSet, numberedBy orders: [Int64], _ connection: PostgresConnection, logger: Logger
+    ) async throws {
         var selected = PostgresConditions()
         selected.addSearch(SearchQuery(parts: [.anyWord(words)]), .products)
         let query = PostgresQuery(unsafeSQL: "SELECT row_order FROM products \(selected.whereSQL)", binds: selected.binds)
-        for try await order in try await connection.query(query, logger: logger).decode(Int64.self) { rows.insert(order) }
+        for try await order in try await connection.query(query, logger: logger).decode(Int64.self) {
+            var (low, high) = (0, orders.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if orders[middle] < order { low = middle + 1 } else { high = middle }
+            }
+            if low < orders.count, orders[low] == order { rows.insert(Int64(low)) }
+        }
     }
 
     /// The count of `filter` with `search` (its own, or spelled out) from the sets, or of a brand's products from the

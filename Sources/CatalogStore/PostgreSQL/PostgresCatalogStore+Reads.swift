@@ -44,6 +44,7 @@ extension PostgresCatalogStore {
                 // Nothing matches at the sets' version: one statement tells whether it is the current one.
                 let versions = try await Self.versions(connection, logger: logger)
                 if versions.products == terms.productsVersion {
+                    try RankedWalk.check(request, ordering: PostgresListing.products.ordering, ranks: SearchFields.products.ranks.count)
                     return Page(rows: rows, count: 0, nextCursor: nil, previousCursor: nil, versions: versions)
                 }
             }

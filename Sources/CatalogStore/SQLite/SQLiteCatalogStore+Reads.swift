@@ -82,6 +82,7 @@ extension SQLiteCatalogStore {
         let terms = frequentTerms.terms(at: versions.products)
         let search = query.search.map { terms?.expanded($0) ?? $0 }
         if let search, terms?.matchesNothing(search) == true {
+            try RankedWalk.check(request, ordering: productListing.ordering, ranks: SearchFields.products.ranks.count)
             return Page(rows: rows, count: 0, nextCursor: nil, previousCursor: nil, versions: versions)
         }
         let (next, previous) = try productListing.page(
