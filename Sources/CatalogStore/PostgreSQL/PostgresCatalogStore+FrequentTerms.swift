@@ -79,17 +79,13 @@ extension PostgresCatalogStore {
         }
     }
 
-    /// The count of `filter` with `search` (its own, or spelled out) from the sets, or of a brand's products from the
-    /// columns beside them, as a scalar query that falls back to
-    /// counting the rows `selected` (the listing's own conditions, with their parameters) in a snapshot of any other
-    /// products version; nil when no sets answer it. The numbers are the store's own, written into the statement.
-    func frequentTermsCount(_ filter: ProductFilter, search: SearchQuery?, counting selected: PostgresConditions) -> String? {
-        guard let terms = frequentTerms.latest, let count = terms.selection(filter, search: search)?.count ?? terms.brandCount(filter) else {
-            return nil
-        }
-        return """
-            SELECT COALESCE((SELECT \(count) FROM versions WHERE name = 'products' AND version = \(terms.productsVersion)),
-                (SELECT COUNT(*) FROM products \(selected.whereSQL)))
-            """
+    /// `count`, read from the sets of `productsVersion`, as a scalar query that falls back to counting the rows
+    /// `selected` (the listing's own conditions, with their parameters) in a snapshot of any other products version.
+    /// The numbers are the store's own, written into the statement.
+    static func frequentTermsCount(_ count: Int, at productsVersion: Int64, counting selected: PostgresConditions) -> String {
+        """
+        SELECT COALESCE((SELECT \(count) FROM versions WHERE name = 'products' AND version = \(productsVersion)),
+            (SELECT COUNT(*) FROM products \(selected.whereSQL)))
+        """
     }
 }

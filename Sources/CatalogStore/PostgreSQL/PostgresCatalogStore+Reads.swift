@@ -60,11 +60,15 @@ extension PostgresCatalogStore {
         let query = filter.query
         var filters = PostgresConditions(query.conditions)
         var listing = listing(.products)
+        let terms = frequentTerms.latest
+        let known = terms.flatMap { $0.selection(filter, search: search)?.count ?? $0.brandCount(filter) }
         // The listing selects the rows with the same conditions, so the count's parameters are numbered as its.
-        let count =
-            Self.productCount(query, &filters) ?? frequentTermsCount(filter, search: search, counting: listing.selecting(filters, search))
+        var count = Self.productCount(query, &filters)
+        if count == nil, let terms, let known {
+            count = Self.frequentTermsCount(known, at: terms.productsVersion, counting: listing.selecting(filters, search))
+        }
         // More matches than one statement reads: the sets tell it without asking (a hint; the walk is right either way).
-        listing.walksAtOnce = (frequentTerms.latest?.selection(filter, search: search)?.count ?? 0) > listing.fewMatchLimit
+        listing.walksAtOnce = search != nil && (known ?? 0) > listing.fewMatchLimit
         return try await listing.page(
             connection, request: request, filters: filters, search: search, count: count, walkIn: walkIn, store: description,
             logger: logger, into: rows
