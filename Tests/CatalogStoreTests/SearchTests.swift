@@ -134,6 +134,36 @@ struct SearchTests {
         #expect(worstFirst.rows.map(\.product.serialCode) == ranked.reversed())
     }
 
+    /// The first reads after a write, with the sets still of the version before it, count what the write changed:
+    /// the engine counts them (PostgreSQL reads the page again when the sets' count was of another version).
+    @Test(arguments: StoreBackend.available) func theFirstReadsAfterAWriteCountIt(_ backend: StoreBackend) async throws {
+        let temporary = try await TestStore.open(backend)
+        defer { temporary.remove() }
+        var store = temporary.store
+        if var postgres = store as? PostgresCatalogStore {
+            // Every ranked page walked, so that its count is the one the store gives it rather than its matches'.
+            postgres.fewMatchLimit = 0
+            store = postgres
+        }
+        func item(_ key: String, name: String) throws -> Product {
+            Product(serialCode: key, name: name, description: "", category: "c", brand: "b", price: try Price(parsing: "1"))
+        }
+        _ = try await store.upsertProducts((0..<6).map { try item("K\($0)", name: $0 < 4 ? "desk lamp" : "chair") }, author: "api")
+        var policy = FrequentTermPolicy()
+        policy.minimumShare = 0.5
+        let terms = try await store.refreshFrequentTerms(policy)
+        #expect(terms.terms.contains("lamp"))
+        #expect(try await store.products(ProductFilter(search: "lamp "), page: PageRequest(pageSize: 2)).count == 4)
+        // A word followed by a space is a whole word, which the sets count; the last case is a typed prefix.
+        for (written, (search, brand, expected)) in [("lamp ", nil, 5), (nil, "b", 8), ("lamp ", "b", 7), ("desk lamp ", nil, 4), ("lam", nil, 9)]
+            .enumerated()
+        {
+            _ = try await store.upsertProducts([try item("N\(written)", name: "lamp")], author: "api")
+            let page = try await store.products(ProductFilter(brand: brand, search: search), page: PageRequest(pageSize: 2))
+            #expect(page.count == expected, "\(search ?? "-") of brand \(brand ?? "-")")
+        }
+    }
+
     /// Each engine's search against a brute-force reading of the rules, over generated rows with accents,
     /// punctuation and repeated words, through inserts, updates, deletes and an import: the same members, in the
     /// same ranked order, walked page by page forwards and back, with an exact count.
@@ -169,15 +199,27 @@ struct SearchTests {
         #expect(sizes.contains { $0.inCategory > 6 })
     }
 
-    /// `matchTheReference` on PostgreSQL with `fewMatchLimit`; nil without a PostgreSQL server.
+    /// With the sets telling that every search of their words has more matches than are sorted at once, PostgreSQL
+    /// reads a first page of such a search from its best rank alone, in one statement with the sets' count, and
+    /// walks the ranks when that rank holds less than a page or the sets are of another version than the read's.
+    @Test func postgresReadsAFirstPageOfManyMatchesFromItsBestRank() async throws {
+        var policy = FrequentTermPolicy()
+        policy.minimumShare = 0.2
+        try await Self.postgresMatchesTheReference(fewMatchLimit: 0, sortedMatchLimit: 0, frequentTerms: policy)
+    }
+
+    /// `matchTheReference` on PostgreSQL with `fewMatchLimit` and `sortedMatchLimit`; nil without a PostgreSQL server.
     @discardableResult
-    static func postgresMatchesTheReference(fewMatchLimit: Int) async throws -> [(search: Int, inCategory: Int)]? {
+    static func postgresMatchesTheReference(
+        fewMatchLimit: Int, sortedMatchLimit: Int = PostgresListing.sortedMatches, frequentTerms: FrequentTermPolicy? = nil
+    ) async throws -> [(search: Int, inCategory: Int)]? {
         guard StoreBackend.available.contains(.postgres) else { return nil }
         let temporary = try await TestStore.open(.postgres)
         defer { temporary.remove() }
         var store = try #require(temporary.store as? PostgresCatalogStore)
         store.fewMatchLimit = fewMatchLimit
-        return try await Self.matchTheReference(store)
+        store.sortedMatchLimit = sortedMatchLimit
+        return try await Self.matchTheReference(store, frequentTerms: frequentTerms)
     }
 
     /// `store`'s search against the reference (`eachEngineMatchesTheReference`), alone and in a category; returns the

@@ -77,11 +77,12 @@ struct FrequentTermsService: Service {
 
     static var words: MetricNameDescriptor {
         MetricNameDescriptor(
-            namespace: "catalogd", subsystem: "search", metricName: "frequent_terms", helpText: "Words that have a set (FrequentTerms).")
+            namespace: "catalogd", subsystem: "search", metricName: "frequent_terms", unitName: "", helpText: "Words that have a set (FrequentTerms)."
+        )
     }
     static var version: MetricNameDescriptor {
         MetricNameDescriptor(
-            namespace: "catalogd", subsystem: "search", metricName: "frequent_terms_version",
+            namespace: "catalogd", subsystem: "search", metricName: "frequent_terms_version", unitName: "",
             helpText: "The products version the frequent words' sets were read at; searches at another are counted by the engine.")
     }
 }

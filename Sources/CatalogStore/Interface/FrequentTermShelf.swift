@@ -4,6 +4,7 @@ import Synchronization
 /// products version.
 public final class FrequentTermShelf: Sendable {
     private let installed = Mutex<FrequentTerms?>(nil)
+    private let seenProductsVersion = Mutex<Int64>(0)
 
     public init() {}
 
@@ -12,9 +13,21 @@ public final class FrequentTermShelf: Sendable {
         installed.withLock { $0?.productsVersion == productsVersion ? $0 : nil }
     }
 
-    /// The sets, whatever products version they were read at: for a statement that checks the version itself.
+    /// The sets, whatever products version they were read at: for a read that checks the version itself.
     public var latest: FrequentTerms? {
         installed.withLock { $0 }
+    }
+
+    /// The sets, unless a read has seen a later products version than theirs (`noteRead`): for a read that checks
+    /// the version after it used them and reads again when it differs, which is then the exception.
+    public var unlessOutdated: FrequentTerms? {
+        let seen = seenProductsVersion.withLock { $0 }
+        return installed.withLock { $0.flatMap { $0.productsVersion >= seen ? $0 : nil } }
+    }
+
+    /// Tells the shelf the products version a read saw.
+    public func noteRead(productsVersion: Int64) {
+        seenProductsVersion.withLock { $0 = max($0, productsVersion) }
     }
 
     public func install(_ terms: FrequentTerms) {

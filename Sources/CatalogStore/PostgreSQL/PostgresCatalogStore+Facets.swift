@@ -4,13 +4,21 @@ import PostgresNIO
 extension PostgresCatalogStore {
     public func productFacets(_ filter: ProductFilter, fields: [ProductFacetField], size: Int) async throws -> ProductFacets {
         let frequentTerms = frequentTerms
+        /// The facets the sets tell at `versions`, nil when they are of another version or cannot.
+        @Sendable func fromSets(_ versions: StoreVersions) -> ProductFacets? {
+            guard let terms = frequentTerms.terms(at: versions.products),
+                let selected = terms.selection(filter, search: filter.searchQuery.map(terms.expanded))
+            else { return nil }
+            return ProductFacets(counts: fields.map { ($0, terms.facetValues($0, among: selected, size: size)) }, versions: versions)
+        }
+        if frequentTerms.latest != nil {
+            // The sets answer from the versions alone, one statement without a transaction.
+            let versions = try await transaction(.single) { [logger] connection in try await Self.versions(connection, logger: logger) }
+            if let facets = fromSets(versions) { return facets }
+        }
         return try await transaction(.read) { [logger] connection in
             let versions = try await Self.versions(connection, logger: logger)
-            if let terms = frequentTerms.terms(at: versions.products),
-                let selected = terms.selection(filter, search: filter.searchQuery.map(terms.expanded))
-            {
-                return ProductFacets(counts: fields.map { ($0, terms.facetValues($0, among: selected, size: size)) }, versions: versions)
-            }
+            if let facets = fromSets(versions) { return facets }
             // The categories of the whole listing are its derived counts; the other facets are counted together, in
             // one pass over the selected rows grouped by all their fields (a common search selects most of the table).
             let derived = filter.isEmpty ? fields.filter { $0 == .category } : []

@@ -78,14 +78,4 @@ extension PostgresCatalogStore {
             if low < orders.count, orders[low] == order { rows.insert(Int64(low)) }
         }
     }
-
-    /// `count`, read from the sets of `productsVersion`, as a scalar query that falls back to counting the rows
-    /// `selected` (the listing's own conditions, with their parameters) in a snapshot of any other products version.
-    /// The numbers are the store's own, written into the statement.
-    static func frequentTermsCount(_ count: Int, at productsVersion: Int64, counting selected: PostgresConditions) -> String {
-        """
-        SELECT COALESCE((SELECT \(count) FROM versions WHERE name = 'products' AND version = \(productsVersion)),
-            (SELECT COUNT(*) FROM products \(selected.whereSQL)))
-        """
-    }
 }

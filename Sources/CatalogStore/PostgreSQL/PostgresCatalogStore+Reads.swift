@@ -31,48 +31,57 @@ extension PostgresCatalogStore {
     ) async throws -> Page<Rows> {
         let query = filter.query
         let request = request.ranked(by: query.search, in: .products)
-        if let terms = frequentTerms.latest, let search = query.search, terms.expanded(search) != search {
+        let shelf = frequentTerms
+        let terms = shelf.unlessOutdated
+        if let terms, let search = query.search, terms.expanded(search) != search {
             // A prefix spelled out as the words of the index holds only at the sets' version: read in a snapshot of it.
             return try await transaction(.read) { [logger] connection in
                 let current = try await Self.versions(connection, logger: logger).products
-                let spelledOut = current == terms.productsVersion ? terms.expanded(search) : search
-                return try await products(filter, search: spelledOut, page: request, connection, walkIn: .single, into: rows)
+                shelf.noteRead(productsVersion: current)
+                let sets = current == terms.productsVersion ? terms : nil
+                return try await products(
+                    filter, search: sets?.expanded(search) ?? search, page: request, connection, walkIn: .single, terms: sets, into: rows
+                ).page
             }
         }
         return try await transaction(.single) { [logger] connection in
-            if let terms = frequentTerms.latest, let search = query.search, terms.matchesNothing(search) {
+            if let terms, let search = query.search, terms.matchesNothing(search) {
                 // Nothing matches at the sets' version: one statement tells whether it is the current one.
                 let versions = try await Self.versions(connection, logger: logger)
+                shelf.noteRead(productsVersion: versions.products)
                 if versions.products == terms.productsVersion {
                     try RankedWalk.check(request, ordering: PostgresListing.products.ordering, ranks: SearchFields.products.ranks.count)
                     return Page(rows: rows, count: 0, nextCursor: nil, previousCursor: nil, versions: versions)
                 }
             }
-            return try await products(filter, search: query.search, page: request, connection, walkIn: .read, into: rows)
+            let read = try await products(filter, search: query.search, page: request, connection, walkIn: .read, terms: terms, into: rows)
+            shelf.noteRead(productsVersion: read.page.versions.products)
+            guard read.countedFromSets, read.page.versions.products != terms?.productsVersion else { return read.page }
+            // The sets' count is of another products version than the page's snapshot: counted by the engine instead.
+            return try await products(filter, search: query.search, page: request, connection, walkIn: .read, terms: nil, into: rows).page
         }
     }
 
-    /// One page of `filter` with `search` (its own, or spelled out), its count from the sets when they answer it.
+    /// One page of `filter` with `search` (its own, or spelled out), its count from `terms` when they answer it
+    /// (`countedFromSets`: the caller then compares the page's products version with theirs).
     private func products<Rows: ProductPageRows>(
         _ filter: ProductFilter, search: SearchQuery?, page request: PageRequest, _ connection: PostgresConnection,
-        walkIn: PostgresTransactionKind, into rows: Rows
-    ) async throws -> Page<Rows> {
+        walkIn: PostgresTransactionKind, terms: FrequentTerms?, into rows: Rows
+    ) async throws -> (page: Page<Rows>, countedFromSets: Bool) {
         let query = filter.query
         var filters = PostgresConditions(query.conditions)
         var listing = listing(.products)
-        let terms = frequentTerms.latest
         let known = terms.flatMap { $0.selection(filter, search: search)?.count ?? $0.brandCount(filter) }
-        // The listing selects the rows with the same conditions, so the count's parameters are numbered as its.
         var count = Self.productCount(query, &filters)
-        if count == nil, let terms, let known {
-            count = Self.frequentTermsCount(known, at: terms.productsVersion, counting: listing.selecting(filters, search))
-        }
-        // More matches than one statement reads: the sets tell it without asking (a hint; the walk is right either way).
-        listing.walksAtOnce = search != nil && (known ?? 0) > listing.fewMatchLimit
-        return try await listing.page(
+        let countedFromSets = count == nil && known != nil
+        if count == nil, let known { count = "SELECT \(known)" }
+        // A hint for reading a ranked page; it is right either way.
+        listing.knownMatches = search == nil ? nil : known
+        let page = try await listing.page(
             connection, request: request, filters: filters, search: search, count: count, walkIn: walkIn, store: description,
             logger: logger, into: rows
         ) { rows, row in try PostgresRows.withStoredProduct(row) { rows.append($0) } }
+        return (page, countedFromSets)
     }
 
     /// The statement that counts the products `query` selects when the derived counts of categories answer it,
@@ -130,6 +139,7 @@ extension PostgresCatalogStore {
     func listing(_ listing: PostgresListing) -> PostgresListing {
         var listing = listing
         listing.fewMatchLimit = fewMatchLimit
+        listing.sortedMatchLimit = sortedMatchLimit
         return listing
     }
 

@@ -29,6 +29,8 @@ public struct PostgresCatalogStore: CatalogStore {
     /// The most matches of a ranked search whose page is read in one statement (`PostgresListing.fewMatches`);
     /// tests lower it to walk the ranks of few rows.
     var fewMatchLimit = PostgresListing.fewMatches
+    /// `PostgresListing.sortedMatchLimit` of this store's listings (tests lower it).
+    var sortedMatchLimit = PostgresListing.sortedMatches
     public let location: PostgresLocation
     /// Ends when `close()` is called, and with it `runConnections()`.
     private let closing: AsyncStream<Void>

@@ -16,9 +16,13 @@ struct PostgresListing {
     var searchIndex: PostgresSearchIndex?
     /// The most matches of a ranked search whose page is read in one statement; beyond, its ranks are walked.
     var fewMatchLimit = Self.fewMatches
-    /// Whether a ranked page is walked without first trying to read it in one statement: the caller knows the search
-    /// has more matches than `fewMatchLimit` (`FrequentTerms`).
-    var walksAtOnce = false
+    /// The most matches of a walked search whose ranks are each read whole and sorted, unless a listing says
+    /// otherwise (`sortedMatches`).
+    var sortedMatchLimit = Self.sortedMatches
+    /// How many rows a search and the filters select, when the caller knows without asking (`FrequentTerms`): a
+    /// ranked page of more than `fewMatchLimit` is walked without first trying the statement of few matches, and a
+    /// first page of more than `sortedMatchLimit` is first read from its best rank alone (`firstRankPage`).
+    var knownMatches: Int?
 
     /// How many times an empty page is read before giving up, when commits keep filling it in between.
     static let emptyPageAttempts = 3

@@ -26,7 +26,8 @@ extension PostgresListing {
 
     /// The statement that reads the rows `filters` select along one step of a ranked walk of `search`, at most
     /// `limit` of them, in the order the rows were first stored (`PostgresPlanTests` asks PostgreSQL's plans).
-    func stepStatement(_ step: RankedWalk.Step, search: SearchQuery, filters: PostgresConditions, limit: Int) -> (
+    /// `meta`, when given, are more columns of each row: scalar queries on the filters' parameters.
+    func stepStatement(_ step: RankedWalk.Step, search: SearchQuery, filters: PostgresConditions, limit: Int, meta: String? = nil) -> (
         sql: String, binds: PostgresBindings
     ) {
         guard let searchIndex else { return ("SELECT \(columns) FROM \(table) WHERE false", filters.binds) }
@@ -35,7 +36,7 @@ extension PostgresListing {
         let order = searchIndex.orderColumn
         if let beyond = step.beyond { statement.add("\(order) \(step.ascending ? ">" : "<") \(statement.parameter(beyond))") }
         let sql = """
-            SELECT \(columns), \(order) AS match_order, \(keyColumn) AS match_key FROM \(table) \(statement.whereSQL)
+            SELECT \(columns), \(order) AS match_order, \(keyColumn) AS match_key\(meta.map { ", " + $0 } ?? "") FROM \(table) \(statement.whereSQL)
             ORDER BY \(order) \(step.ascending ? "ASC" : "DESC") LIMIT \(statement.parameter(Int64(limit)))
             """
         return (sql, statement.binds)
@@ -143,8 +144,9 @@ extension PostgresListing {
                 append: append)
         }
         let walk = try RankedWalk(request, ordering: ordering, ranks: searchIndex.fields.ranks.count)
+        let manyMatches = knownMatches.map { $0 > fewMatchLimit } ?? false
         // Without filters, both placements are the same statement.
-        for placement in walksAtOnce ? [] : filters.clauses.isEmpty ? [.inConditions] : FilterPlacement.allCases {
+        for placement in manyMatches ? [] : filters.clauses.isEmpty ? [.inConditions] : FilterPlacement.allCases {
             if let page = try await fewMatchesPage(
                 connection, walk: walk, filters: filters, search: search, placement: placement, store: store, logger: logger, into: rows,
                 append: append)
@@ -152,11 +154,45 @@ extension PostgresListing {
                 return page
             }
         }
+        if let count, let knownMatches, knownMatches > sortedMatchLimit, walk.cursorPosition == nil,
+            let page = try await firstRankPage(
+                connection, walk: walk, filters: filters, search: search, count: count, logger: logger, into: rows, append: append)
+        {
+            return page
+        }
         return try await connection.transaction(walkTransaction, logger: logger) { connection in
             try await walkedPage(
                 connection, walk: walk, filters: filters, search: search, count: count, store: store, logger: logger, into: rows,
                 append: append)
         }
+    }
+
+    /// The first page of a search with many matches when its first rank holds it: that rank's first matches in one
+    /// statement, each row with the count (`count`, a scalar query on the filters' parameters) and the versions, so
+    /// in one snapshot without a transaction; nil when the rank holds fewer than a page, which the walk then reads.
+    private func firstRankPage<Rows: PageRows>(
+        _ connection: PostgresConnection, walk: RankedWalk, filters: PostgresConditions, search: SearchQuery, count: String,
+        logger: Logger, into rows: Rows, append: (inout Rows, PostgresRandomAccessRow) throws -> Void
+    ) async throws -> Page<Rows>? {
+        guard let step = walk.steps.first, !search.matchesNothing else { return nil }
+        let meta = "COALESCE((\(count)), 0)::bigint AS listing_count, \(PostgresCatalogStore.versionColumns)"
+        let statement = stepStatement(step, search: search, filters: filters, limit: walk.pageSize + 1, meta: meta)
+        var fetched: [PostgresRandomAccessRow] = []
+        for try await row in try await connection.query(PostgresQuery(unsafeSQL: statement.sql, binds: statement.binds), logger: logger) {
+            fetched.append(row.makeRandomAccess())
+        }
+        guard fetched.count > walk.pageSize, let first = fetched.first else { return nil }
+        var rows = rows
+        var positions: [RankedWalk.Position] = []
+        for row in fetched {
+            if positions.count < walk.pageSize { try append(&rows, row) }
+            positions.append(try Self.position(row, rank: step.rank))
+        }
+        if walk.readsBackwards { rows.reverse() }
+        let (next, previous) = walk.cursors(positions, hasRowsBehind: false)
+        return Page(
+            rows: rows, count: Int(try first["listing_count"].decode(Int64.self)), nextCursor: next, previousCursor: previous,
+            versions: try PostgresCatalogStore.versions(from: first))
     }
 
     /// A page of a search with many matches, read along its ranks.
@@ -191,7 +227,7 @@ extension PostgresListing {
         // any word matches a thousandth of the rows). With few matches, the GIN index gives them all and they are
         // sorted: told so for the rest of this read-only transaction, where the setting ends (what a caller reads
         // after the page in it, a film's links, reads small tables). No match, no step to read.
-        if total > 0, total <= Self.sortedMatches {
+        if total > 0, total <= sortedMatchLimit {
             let sql = "SELECT set_config('enable_indexscan', 'off', true), set_config('enable_seqscan', 'off', true)"
             try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
         }
