@@ -11,7 +11,7 @@ extension PostgresCatalogStore {
             else { return nil }
             return ProductFacets(counts: fields.map { ($0, terms.facetValues($0, among: selected, size: size)) }, versions: versions)
         }
-        if frequentTerms.latest != nil {
+        if frequentTerms.unlessOutdated != nil {
             // The sets answer from the versions alone, one statement without a transaction.
             let versions = try await transaction(.single) { [logger] connection in try await Self.versions(connection, logger: logger) }
             if let facets = fromSets(versions) { return facets }
