@@ -175,8 +175,7 @@ extension PostgresListing {
         logger: Logger, into rows: Rows, append: (inout Rows, PostgresRandomAccessRow) throws -> Void
     ) async throws -> Page<Rows>? {
         guard let step = walk.steps.first, !search.matchesNothing else { return nil }
-        let meta = "COALESCE((\(count)), 0)::bigint AS listing_count, \(PostgresCatalogStore.versionColumns)"
-        let statement = stepStatement(step, search: search, filters: filters, limit: walk.pageSize + 1, meta: meta)
+        let statement = stepStatement(step, search: search, filters: filters, limit: walk.pageSize + 1, meta: Self.countAndVersions(count))
         var fetched: [PostgresRandomAccessRow] = []
         for try await row in try await connection.query(PostgresQuery(unsafeSQL: statement.sql, binds: statement.binds), logger: logger) {
             fetched.append(row.makeRandomAccess())
@@ -193,6 +192,12 @@ extension PostgresListing {
         return Page(
             rows: rows, count: Int(try first["listing_count"].decode(Int64.self)), nextCursor: next, previousCursor: previous,
             versions: try PostgresCatalogStore.versions(from: first))
+    }
+
+    /// The columns of a ranked page's count (`count`, a scalar query) and the versions, as `walkedPage` and
+    /// `firstRankPage` read them.
+    private static func countAndVersions(_ count: String) -> String {
+        "COALESCE((\(count)), 0)::bigint AS listing_count, \(PostgresCatalogStore.versionColumns)"
     }
 
     /// A page of a search with many matches, read along its ranks.
@@ -216,7 +221,7 @@ extension PostgresListing {
         let countSQL = count ?? "SELECT COUNT(*) FROM \(table) \(selected.whereSQL)"
         var total = 0
         var versions: StoreVersions?
-        let meta = "SELECT COALESCE((\(countSQL)), 0)::bigint AS listing_count, \(PostgresCatalogStore.versionColumns)"
+        let meta = "SELECT \(Self.countAndVersions(countSQL))"
         for try await row in try await connection.query(PostgresQuery(unsafeSQL: meta, binds: selected.binds), logger: logger) {
             let row = row.makeRandomAccess()
             total = Int(try row["listing_count"].decode(Int64.self))
