@@ -29,13 +29,18 @@ struct PostgresPlanTests {
         let sortsOtherRows = zip(nodes, nodes.dropFirst()).contains { node, child in
             node.hasPrefix("Sort") && !child.hasPrefix("CTE Scan on matches")
         }
-        return plan.contains("Seq Scan on products") || sortsOtherRows
+        // The words table is read by a range of its key (an index's condition, or a bitmap of it), never whole.
+        let lines = plan.split(separator: "\n").map { $0.trimmingPrefix(while: { $0 == " " }) }
+        let readsAllWords = zip(lines, lines.dropFirst()).contains { line, next in
+            line.contains(" on product_words ") && !next.hasPrefix("Index Cond:") && !next.hasPrefix("Recheck Cond:")
+        }
+        return plan.contains("Seq Scan on products") || readsAllWords || sortsOtherRows
     }
 
     /// Plans each statement `statements` makes on a connection where scans and sorts are a last resort; returns the
     /// plans that `problem` finds fault with, named.
     static func failures(
-        _ problem: @escaping @Sendable (String) -> Bool = problem,
+        _ problem: @escaping @Sendable (String) -> Bool = problem, prepared: [String] = [],
         _ statements: @escaping @Sendable () throws -> [(name: String, sql: String, binds: PostgresBindings)]
     ) async throws -> [String]? {
         guard StoreBackend.available.contains(.postgres) else { return nil }
@@ -45,6 +50,7 @@ struct PostgresPlanTests {
         return try await store.transaction(.read) { connection in
             let settings = "SELECT set_config('enable_seqscan', 'off', true), set_config('enable_sort', 'off', true)"
             try await connection.query(PostgresQuery(unsafeSQL: settings), logger: logger)
+            for statement in prepared { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
             var failures: [String] = []
             for statement in try statements() {
                 var lines: [String] = []
@@ -130,13 +136,58 @@ struct PostgresPlanTests {
                     let request = PageRequest(ordering: "relevance", cursor: cursor)
                     let walk = try RankedWalk(request, ordering: .products, ranks: SearchFields.products.ranks.count)
                     for placement in PostgresListing.FilterPlacement.allCases {
-                        let statement = PostgresListing.products.matchesStatement(walk, search: search, filters: filters, placement: placement)
+                        let statement = try #require(
+                            PostgresListing.products.matchesStatement(walk, search: search, filters: filters, source: .rows(placement)))
                         let name = "a search and \(name)\(cursor == nil ? "" : ", from a cursor"), the filters \(placement)"
                         statements.append((name, statement.sql, statement.binds))
                     }
                 }
             }
+            for (text, cursor) in Self.wordPages {
+                let statement = try Self.wordPage(text, cursor: cursor)
+                statements.append(("the words of \"\(text)\"\(cursor == nil ? "" : ", from a cursor")", statement.sql, statement.binds))
+            }
             return statements
+        }
+        guard let failures else { return }
+        #expect(failures.isEmpty, "\(failures.count) plans read the table or sort more than the matches:\n\(failures.joined(separator: "\n"))")
+    }
+
+    /// One word or one typed prefix, without filters, read from the table of each product's words: a first page, and
+    /// from a cursor either way.
+    static let wordPages: [(text: String, cursor: String?)] = ["desk ", "lam"].flatMap { text in
+        [nil, RankedWalk.position(rank: 1, order: 7)].flatMap { position -> [(String, String?)] in
+            guard let position else { return [(text, nil)] }
+            return [ListCursor.Direction.next, .previous].map {
+                (text, ListCursor(ordering: "relevance", direction: $0, sortValue: .integer(position), key: .text("K")).encoded())
+            }
+        }
+    }
+
+    static func wordPage(_ text: String, cursor: String?) throws -> (sql: String, binds: PostgresBindings) {
+        let walk = try RankedWalk(
+            PageRequest(ordering: "relevance", cursor: cursor), ordering: .products, ranks: SearchFields.products.ranks.count)
+        return try #require(
+            PostgresListing.products.matchesStatement(walk, search: SearchQuery(text), filters: PostgresConditions(), source: .words))
+    }
+
+    /// The statements of word pages as the pool's connections prepare them, planned once for any word
+    /// (`plan_cache_mode`): the first pages' (`PostgresWordPage`), and those from a cursor had they been.
+    @Test func preparedWordPagesReadTheWordsKeyForAnyWord() async throws {
+        let pages = try Self.wordPages.map { try Self.wordPage($0.text, cursor: $0.cursor) }
+        #expect(pages.filter { [PostgresFirstWordPage.sql, PostgresFirstPrefixPage.sql].contains($0.sql) }.count == 2)
+        let prepared =
+            ["SELECT set_config('plan_cache_mode', 'force_generic_plan', true)"]
+            + pages.enumerated().map { "PREPARE word_page_\($0.offset) AS \($0.element.sql)" }
+        // A utility statement takes no parameters: the values are written out, in the order the statement has them
+        // (the search's text, the most matches read, the cursor's position, the page size).
+        let position = RankedWalk.position(rank: 1, order: 7)
+        let failures = try await Self.failures(Self.problemBeyondSortedMatches, prepared: prepared) {
+            zip(Self.wordPages, pages).enumerated().map { index, page in
+                let values = ["'\(page.0.text)'", "2001"] + (page.0.cursor == nil ? [] : ["\(position)"]) + ["21"]
+                #expect(values.count == page.1.binds.count)
+                return ("the prepared word page \(index)", "EXECUTE word_page_\(index)(\(values.joined(separator: ", ")))", PostgresBindings())
+            }
         }
         guard let failures else { return }
         #expect(failures.isEmpty, "\(failures.count) plans read the table or sort more than the matches:\n\(failures.joined(separator: "\n"))")
@@ -153,5 +204,9 @@ struct PostgresPlanTests {
         #expect(!Self.problemBeyondSortedMatches(sortsMatches))
         #expect(Self.problemBeyondSortedMatches(sortsMatches.replacingOccurrences(of: "CTE Scan on matches", with: "Index Scan on products")))
         #expect(Self.problemBeyondSortedMatches(sortsMatches.replacingOccurrences(of: "CTE Scan on matches", with: "Seq Scan on products")))
+        let words = "Index Only Scan using product_words_pkey on product_words  (cost=0.56..4.58 rows=1321 width=10)\n"
+        #expect(!Self.problemBeyondSortedMatches(words + "  Index Cond: ((word >= 'lam'::text) AND (word < 'lam'::text))"))
+        #expect(Self.problemBeyondSortedMatches(words + "  Filter: (word ~~ 'lam%'::text)"))
+        #expect(Self.problemBeyondSortedMatches("Seq Scan on product_words  (cost=0.00..1.00 rows=1 width=10)\n  Filter: (word = 'lamp'::text)"))
     }
 }

@@ -439,6 +439,30 @@ extension SearchTests {
         #expect(!problems.isEmpty)
         #expect(problems.allSatisfy { $0.hasPrefix("search index") })
     }
+
+    /// `check` compares the table of each product's words with the rows (PostgreSQL): here, behind the store's back,
+    /// an entry is lost, and then one is left over.
+    @Test func checkFindsProductWordsThatNoLongerFollowTheRows() async throws {
+        guard StoreBackend.available.contains(.postgres) else { return }
+        let temporary = try await TestStore.open(.postgres)
+        defer { temporary.remove() }
+        _ = try await temporary.store.upsertProducts(
+            [Product(serialCode: "A", name: "Desk lamp", category: "c", price: try Price(parsing: "1"))], author: "api")
+        #expect(try await temporary.store.check().isEmpty)
+        try await temporary.executeRaw("DELETE FROM product_words WHERE word = 'desk'", [])
+        var problems = try await temporary.store.check()
+        #expect(problems.count == 2)
+        #expect(problems.allSatisfy { $0.hasPrefix("search words of products") })
+        try await temporary.executeRaw("INSERT INTO product_words (word, rank, product_order) SELECT 'desk', 0, row_order FROM products", [])
+        #expect(try await temporary.store.check().isEmpty)
+        try await temporary.executeRaw("INSERT INTO product_words (word, rank, product_order) SELECT 'chair', 2, row_order FROM products", [])
+        problems = try await temporary.store.check()
+        #expect(
+            problems == [
+                "search words of products: 1 entries more than the rows hold words",
+                "search words of products: 1 entries of the newest 1000 rows differ from their words",
+            ])
+    }
 }
 
 /// What a product search matches, read by brute force from the rules `SearchQuery` and `SearchFolding` state.

@@ -26,6 +26,7 @@ extension PostgresCatalogStore {
                 let differing = try await fetchInteger(connection, PostgresQuery(unsafeSQL: sample))
                 if differing > 0 { problems.append("search index of \(table): \(differing) of the newest 1000 rows differ from their text") }
             }
+            problems += try await checkWords(connection, PostgresSearchIndex.products, of: "products")
             let invalid: PostgresQuery = """
                 SELECT indexrelid::regclass::text FROM pg_index WHERE NOT indisvalid
                 AND indrelid IN ('products'::regclass, 'films'::regclass, 'categories'::regclass)
@@ -35,5 +36,25 @@ extension PostgresCatalogStore {
             }
             return problems
         }
+    }
+
+    /// The table of `table`'s words against its rows' vectors: as many entries as the vectors hold words, and for
+    /// the newest 1000 rows, the very entries their vectors make.
+    private func checkWords(_ connection: PostgresConnection, _ index: PostgresSearchIndex, of table: String) async throws -> [String] {
+        guard let wordsTable = index.wordsTable else { return [] }
+        var problems: [String] = []
+        let totals = "SELECT (SELECT COUNT(*) FROM \(wordsTable))::bigint - (SELECT COALESCE(SUM(length(search_vector)), 0) FROM \(table))::bigint"
+        let surplus = try await fetchInteger(connection, PostgresQuery(unsafeSQL: totals))
+        if surplus != 0 { problems.append("search words of \(table): \(surplus) entries more than the rows hold words") }
+        let newest = """
+            WITH newest AS (SELECT \(index.orderColumn), search_vector FROM \(table) ORDER BY \(index.orderColumn) DESC LIMIT 1000),
+            made AS (\(index.wordEntries(of: "newest"))),
+            stored AS (SELECT word, rank, product_order FROM \(wordsTable) WHERE product_order IN (SELECT \(index.orderColumn) FROM newest))
+            SELECT ((SELECT COUNT(*) FROM (SELECT * FROM made EXCEPT SELECT * FROM stored) AS missing)
+            + (SELECT COUNT(*) FROM (SELECT * FROM stored EXCEPT SELECT * FROM made) AS extra))::bigint
+            """
+        let differing = try await fetchInteger(connection, PostgresQuery(unsafeSQL: newest))
+        if differing > 0 { problems.append("search words of \(table): \(differing) entries of the newest 1000 rows differ from their words") }
+        return problems
     }
 }

@@ -43,7 +43,7 @@ extension PostgresListing {
     }
 
     /// Where the statement of a page of few matches applies the list's filters (`matchesStatement`).
-    enum FilterPlacement: CaseIterable {
+    enum FilterPlacement: CaseIterable, Sendable {
         /// To the matches of the search alone, which the search index gives: the planner cannot add a filter's index
         /// to it, as it does for a selective word in a large category (the category's 80,000 entries read to narrow
         /// 600 matches). A search that most rows match finds more than `fewMatchLimit` at once, at the rows' start.
@@ -53,26 +53,60 @@ extension PostgresListing {
         case inConditions
     }
 
+    /// Where the statement of a page of few matches finds them (`matchesStatement`).
+    enum MatchSource: Equatable, Sendable {
+        /// The rows the search index gives, each read to tell its rank, the filters placed as said.
+        case rows(FilterPlacement)
+        /// The entries of the search's one word or typed prefix in the search index's `wordsTable`, which tell each
+        /// match's rank and order without reading its row; for a list without filters
+        /// (`PostgresSearchIndex.wordCondition`).
+        case words
+    }
+
     /// The one statement that reads a page of a search with few matches, ranked (`PostgresPlanTests` asks
-    /// PostgreSQL's plans): the search's candidates, `fewMatchLimit + 1` at most, each with its rank and whether the
-    /// filters select it (`placement`), read without regard to order; the page of the selected ones on the far side
+    /// PostgreSQL's plans): the search's candidates from `source`, `fewMatchLimit + 1` at most, each with its rank and
+    /// whether the filters select it, read without regard to order; the page of the selected ones on the far side
     /// of the cursor, sorted; and in the same row, one row at least (the page's columns null when it is empty), the
     /// count of the candidates and of the selected ones, whether a selected one lies behind the cursor, and the
-    /// versions. A candidate count above `fewMatchLimit` says that there are more: the next placement is tried, or
-    /// the ranks are walked (`page`).
+    /// versions. A candidate count above `fewMatchLimit` says that there are more (or, from `wordsTable`, that the
+    /// search has no entries of its own): the next source is tried, or the ranks are walked (`page`). Nil when the
+    /// source cannot answer the search.
     func matchesStatement(
-        _ walk: RankedWalk, search: SearchQuery, filters: PostgresConditions, placement: FilterPlacement
-    ) -> (sql: String, binds: PostgresBindings) {
-        guard let searchIndex else { return ("SELECT \(columns) FROM \(table) WHERE false", filters.binds) }
+        _ walk: RankedWalk, search: SearchQuery, filters: PostgresConditions, source: MatchSource
+    ) -> (sql: String, binds: PostgresBindings)? {
+        guard let searchIndex else { return nil }
         var statement = filters
-        var selected = "true"
-        if placement == .onSearchMatches, !filters.clauses.isEmpty {
-            // The filters keep their parameters, read on each candidate; the search alone selects the rows.
-            statement.clauses = []
-            selected = "(" + filters.clauses.joined(separator: " AND ") + ")"
+        let limit: String
+        let candidates: String
+        let candidateCount: String
+        switch source {
+        case .rows(let placement):
+            var selected = "true"
+            if placement == .onSearchMatches, !filters.clauses.isEmpty {
+                // The filters keep their parameters, read on each candidate; the search alone selects the rows.
+                statement.clauses = []
+                selected = "(" + filters.clauses.joined(separator: " AND ") + ")"
+            }
+            statement.addSearch(search, searchIndex)
+            let rank = search.matchesNothing ? "0" : searchIndex.rankExpression(search, &statement)
+            limit = statement.parameter(Int64(fewMatchLimit + 1))
+            candidates = """
+                matches AS MATERIALIZED (SELECT \(searchIndex.orderColumn) AS match_order, \(rank) AS match_rank, \(selected) AS match_selected
+                FROM \(table) \(statement.whereSQL) LIMIT \(limit))
+                """
+            candidateCount = "(SELECT COUNT(*) FROM matches)"
+        case .words:
+            guard let wordsTable = searchIndex.wordsTable, filters.clauses.isEmpty, let word = searchIndex.wordCondition(search, &statement)
+            else { return nil }
+            limit = statement.parameter(Int64(fewMatchLimit + 1))
+            // A row holding several words of a prefix has an entry for each: its rank is their best.
+            candidates = """
+                entries AS MATERIALIZED (SELECT product_order, rank FROM \(wordsTable) WHERE \(word.entries) LIMIT \(limit)),
+                matches AS MATERIALIZED (SELECT product_order AS match_order, MIN(rank) AS match_rank, true AS match_selected
+                FROM entries GROUP BY product_order)
+                """
+            candidateCount = "CASE WHEN \(word.oneLexeme) THEN (SELECT COUNT(*) FROM entries) ELSE \(limit) END"
         }
-        statement.addSearch(search, searchIndex)
-        let rank = search.matchesNothing ? "0" : searchIndex.rankExpression(search, &statement)
         let position = "(match_rank::bigint << \(RankedWalk.orderBits)) | match_order"
         var (pageSide, behind) = ("match_selected", "false")
         if let cursor = walk.cursorPosition {
@@ -81,19 +115,18 @@ extension PostgresListing {
             behind = "EXISTS (SELECT 1 FROM matches WHERE match_selected AND NOT (\(beyond)))"
         }
         let direction = walk.readsAscending ? "ASC" : "DESC"
-        // The matches keep only what ranks and selects them; the page's own rows are read again by key (a fifth
-        // less work for 600 matches than carrying every column of each), in no set order: `fewMatchesPage` sorts them.
+        // The matches keep only what ranks and selects them; the page's own rows are read again by their order (a
+        // fifth less work for 600 matches than carrying every column of each), in no set order: `fewMatchesPage`
+        // sorts them.
         let sql = """
-            WITH matches AS MATERIALIZED (
-            SELECT \(searchIndex.orderColumn) AS match_order, \(keyColumn) AS match_key, \(rank) AS match_rank, \(selected) AS match_selected
-            FROM \(table) \(statement.whereSQL) LIMIT \(statement.parameter(Int64(fewMatchLimit + 1))))
+            WITH \(candidates)
             SELECT page.*, meta.* FROM (
-            SELECT (SELECT COUNT(*) FROM matches)::bigint AS candidate_count, (SELECT COUNT(*) FROM matches WHERE match_selected)::bigint
+            SELECT \(candidateCount)::bigint AS candidate_count, (SELECT COUNT(*) FROM matches WHERE match_selected)::bigint
             AS listing_count, \(behind) AS beyond_cursor, \(PostgresCatalogStore.versionColumns)
             ) AS meta LEFT JOIN LATERAL (
-            SELECT \(columns), sorted.* FROM (
-            SELECT match_order, match_key, match_rank FROM matches WHERE \(pageSide) ORDER BY match_rank \(direction), match_order \(direction)
-            LIMIT \(statement.parameter(Int64(walk.pageSize + 1)))) AS sorted JOIN \(table) ON \(table).\(keyColumn) = sorted.match_key
+            SELECT \(columns), sorted.*, \(table).\(keyColumn) AS match_key FROM (
+            SELECT match_order, match_rank FROM matches WHERE \(pageSide) ORDER BY match_rank \(direction), match_order \(direction)
+            LIMIT \(statement.parameter(Int64(walk.pageSize + 1)))) AS sorted JOIN \(table) ON \(table).\(searchIndex.orderColumn) = sorted.match_order
             ) AS page ON true
             """
         return (sql, statement.binds)
@@ -101,14 +134,11 @@ extension PostgresListing {
 
     /// A page of a search with few matches, read in one statement (`matchesStatement`); nil when it has more.
     func fewMatchesPage<Rows: PageRows>(
-        _ connection: PostgresConnection, walk: RankedWalk, filters: PostgresConditions, search: SearchQuery, placement: FilterPlacement,
+        _ connection: PostgresConnection, walk: RankedWalk, filters: PostgresConditions, search: SearchQuery, source: MatchSource,
         store: String, logger: Logger, into rows: Rows, append: (inout Rows, PostgresRandomAccessRow) throws -> Void
     ) async throws -> Page<Rows>? {
-        let statement = matchesStatement(walk, search: search, filters: filters, placement: placement)
-        var fetched: [PostgresRandomAccessRow] = []
-        for try await row in try await connection.query(PostgresQuery(unsafeSQL: statement.sql, binds: statement.binds), logger: logger) {
-            fetched.append(row.makeRandomAccess())
-        }
+        guard let statement = matchesStatement(walk, search: search, filters: filters, source: source) else { return nil }
+        var fetched = try await connection.rows(of: statement, logger: logger)
         guard let meta = fetched.first else { throw StoreUnavailable(store: store, reason: "the matches of a search returned no row") }
         guard try meta["candidate_count"].decode(Int64.self) <= fewMatchLimit else { return nil }
         let total = Int(try meta["listing_count"].decode(Int64.self))
@@ -145,10 +175,11 @@ extension PostgresListing {
         }
         let walk = try RankedWalk(request, ordering: ordering, ranks: searchIndex.fields.ranks.count)
         let manyMatches = knownMatches.map { $0 > fewMatchLimit } ?? false
-        // Without filters, both placements are the same statement.
-        for placement in manyMatches ? [] : filters.clauses.isEmpty ? [.inConditions] : FilterPlacement.allCases {
+        // Without filters, both placements are the same statement, and the words table may answer first.
+        let sources: [MatchSource] = filters.clauses.isEmpty ? [.words, .rows(.inConditions)] : FilterPlacement.allCases.map { .rows($0) }
+        for source in manyMatches ? [] : sources {
             if let page = try await fewMatchesPage(
-                connection, walk: walk, filters: filters, search: search, placement: placement, store: store, logger: logger, into: rows,
+                connection, walk: walk, filters: filters, search: search, source: source, store: store, logger: logger, into: rows,
                 append: append)
             {
                 return page

@@ -62,6 +62,7 @@ enum PostgresSchema {
                 "ALTER TABLE imports ADD COLUMN started_by TEXT",
             ]
         ),
+        ("v10: the words of each product, with their rank", productWords),
     ]
 
     /// What a search ignores, as functions a generated column may call: the diacritics of Latin letters, as SQLite's
@@ -97,6 +98,54 @@ enum PostgresSchema {
                     "CREATE INDEX \(table)_search ON \(table) USING gin (search_vector)",
                 ]
             }
+    }()
+
+    /// `product_words` (`PostgresSearchIndex.wordsTable`): each word of each product's `search_vector`, with the best
+    /// rank it holds there and the product's `row_order`, filled here for the rows already stored and kept by
+    /// statement-level triggers in every transaction that writes products, as the derived counts are. A row whose
+    /// vector an update leaves as it was keeps its entries: a price change writes none, an unchanged import nothing.
+    static let productWords: [String] = {
+        let entries = PostgresSearchIndex.products.wordEntries
+        let changed = { (rows: String, others: String) in
+            "NOT EXISTS (SELECT 1 FROM \(others) WHERE \(others).row_order = \(rows).row_order AND \(others).search_vector = \(rows).search_vector)"
+        }
+        let insert = { (rows: String, condition: String) in
+            "INSERT INTO product_words (word, rank, product_order) \(entries(rows)) \(condition)"
+        }
+        let delete = { (rows: String, condition: String) in
+            """
+            DELETE FROM product_words USING (\(entries(rows)) \(condition)) AS gone (word, rank, product_order)
+            WHERE (product_words.word, product_words.rank, product_words.product_order) = (gone.word, gone.rank, gone.product_order)
+            """
+        }
+        return [
+            """
+            CREATE TABLE product_words (
+                word TEXT COLLATE "C" NOT NULL,
+                rank SMALLINT NOT NULL,
+                product_order BIGINT NOT NULL
+            )
+            """,
+            // Keyed after it is filled: sorting a million products' words once is faster than keeping a key in order.
+            insert("products", ""),
+            "ALTER TABLE product_words ADD PRIMARY KEY (word, rank, product_order)",
+            """
+            CREATE FUNCTION product_words_added() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN \(insert("new_products", "")); RETURN NULL; END $$
+            """,
+            """
+            CREATE FUNCTION product_words_removed() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN \(delete("old_products", "")); RETURN NULL; END $$
+            """,
+            """
+            CREATE FUNCTION product_words_moved() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                \(delete("old_products", "WHERE " + changed("old_products", "new_products")));
+                \(insert("new_products", "WHERE " + changed("new_products", "old_products")));
+                RETURN NULL;
+            END $$
+            """,
+        ] + transitionTriggers(on: "products", rows: "products", named: "words", calling: "product_words")
     }()
 
     /// The statements of a script whose statements end with `;` and a line break.
@@ -373,14 +422,20 @@ enum PostgresSchema {
     /// The three statement-level triggers that keep a table's derived counts: `TABLE_added` after inserts (new rows
     /// as `new_ROWS`), `TABLE_removed` after deletes (`old_ROWS`) and `TABLE_moved` after updates (both).
     static func countTriggers(on table: String, rows: String) -> [String] {
+        transitionTriggers(on: table, rows: rows, named: "count", calling: table)
+    }
+
+    /// Three statement-level triggers on `table`, `TABLE_NAME_insert`, `_delete` and `_update`, that call
+    /// `FUNCTIONS_added()`, `_removed()` and `_moved()` with the new rows as `new_ROWS` and the old as `old_ROWS`.
+    static func transitionTriggers(on table: String, rows: String, named name: String, calling functions: String) -> [String] {
         [
             ("insert", "INSERT", "NEW TABLE AS new_\(rows)", "added"),
             ("delete", "DELETE", "OLD TABLE AS old_\(rows)", "removed"),
             ("update", "UPDATE", "OLD TABLE AS old_\(rows) NEW TABLE AS new_\(rows)", "moved"),
-        ].map { name, event, transitions, function in
+        ].map { event, verb, transitions, function in
             """
-            CREATE TRIGGER \(table)_count_\(name) AFTER \(event) ON \(table)
-                REFERENCING \(transitions) FOR EACH STATEMENT EXECUTE FUNCTION \(table)_\(function)()
+            CREATE TRIGGER \(table)_\(name)_\(event) AFTER \(verb) ON \(table)
+                REFERENCING \(transitions) FOR EACH STATEMENT EXECUTE FUNCTION \(functions)_\(function)()
             """
         }
     }
