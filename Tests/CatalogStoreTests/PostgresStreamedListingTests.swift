@@ -41,6 +41,8 @@ struct PostgresStreamedListingTests {
         await streamed.discard()
         #expect([finished.inserted, finished.updated, finished.unchanged, finished.deleted] == [Int]([3, 0, 0, 0]))
         #expect(try await keys(store) == ["A", "B", "C"])
+        // The words of a listing that filled an empty table are there too, written at its end.
+        #expect(try await store.products(ProductFilter(search: "d "), page: PageRequest()).rows.map(\.product.serialCode) == ["B"])
         let changes = try await store.changes(since: versionsBefore.lastSeq, limit: 10)
         #expect(changes.changes.map(\.key) == ["A", "B", "C"])
         #expect(try await store.versions().lastSeq == versionsBefore.lastSeq + 3)

@@ -3,6 +3,7 @@ import CatalogStore
 import CatalogTestSupport
 import Foundation
 import GRDB
+import PostgresNIO
 import Testing
 
 @testable import PostgresStore
@@ -417,6 +418,43 @@ extension SearchTests {
         try await Self.importListing(listing, into: temporary.store)
         #expect(try index() == before)
         #expect(try await temporary.store.products(ProductFilter(search: "creme 3 "), page: PageRequest()).count == 29)
+    }
+
+    /// PostgreSQL's table of each product's words: an unchanged import and a change of price leave every entry as
+    /// it was (the same row versions), and a change of name writes that product's.
+    @Test func anUnchangedImportOrAPriceChangeWritesNoWordOfPostgresProducts() async throws {
+        guard StoreBackend.available.contains(.postgres) else { return }
+        let temporary = try await TestStore.open(.postgres)
+        defer { temporary.remove() }
+        let store = try #require(temporary.store as? PostgresCatalogStore)
+        let listing = try (0..<200).map { index in
+            Product(
+                serialCode: "K\(index)", name: "lamp \(index)", description: "café crème \(index % 7)", category: "c\(index % 3)",
+                price: try Price(parsing: "1"))
+        }
+        try await Self.importListing(listing, into: store)
+        func entries() async throws -> [String] {
+            try await store.transaction(.read) { connection in
+                var versions: [String] = []
+                let query: PostgresQuery =
+                    "SELECT word || ' ' || xmin::text || ' ' || ctid::text FROM product_words ORDER BY word, rank, product_order"
+                for try await version in try await connection.query(query, logger: store.logger).decode(String.self) { versions.append(version) }
+                return versions
+            }
+        }
+        let before = try await entries()
+        #expect(!before.isEmpty)
+        try await Self.importListing(listing, into: store)
+        var repriced = listing[0]
+        repriced.price = try Price(parsing: "2")
+        _ = try await store.upsertProducts([repriced], author: "api")
+        #expect(try await entries() == before)
+        var renamed = listing[1]
+        renamed.name = "desk 1"
+        _ = try await store.upsertProducts([renamed], author: "api")
+        let after = try await entries()
+        #expect(Set(after).subtracting(before).map { $0.prefix { $0 != " " } }.sorted() == ["1", "c1", "cafe", "creme", "desk"])
+        #expect(Set(before).subtracting(after).map { $0.prefix { $0 != " " } }.sorted() == ["1", "c1", "cafe", "creme", "lamp"])
     }
 
     /// `check` compares each search index with the rows: here, behind the store's back, the index stops following

@@ -109,9 +109,10 @@ enum PostgresSchema {
         let changed = { (rows: String, others: String) in
             "NOT EXISTS (SELECT 1 FROM \(others) WHERE \(others).row_order = \(rows).row_order AND \(others).search_vector = \(rows).search_vector)"
         }
-        let insert = { (rows: String, condition: String) in
-            "INSERT INTO product_words (word, rank, product_order) \(entries(rows)) \(condition)"
-        }
+        // In the key's order, which takes a first import of a million products from 658 s to 568 s: its 25 million
+        // entries go into a key far larger than the server's buffers.
+        let into = "INSERT INTO product_words (word, rank, product_order)"
+        let insert = { (rows: String, condition: String) in "\(into) \(entries(rows)) \(condition) ORDER BY 1, 2, 3" }
         let delete = { (rows: String, condition: String) in
             """
             DELETE FROM product_words USING (\(entries(rows)) \(condition)) AS gone (word, rank, product_order)
@@ -127,7 +128,7 @@ enum PostgresSchema {
             )
             """,
             // Keyed after it is filled: sorting a million products' words once is faster than keeping a key in order.
-            insert("products", ""),
+            "\(into) \(entries("products"))",
             "ALTER TABLE product_words ADD PRIMARY KEY (word, rank, product_order)",
             """
             CREATE FUNCTION product_words_added() RETURNS trigger LANGUAGE plpgsql AS $$
