@@ -53,19 +53,18 @@ struct PostgresSearchIndex {
     /// The rank of a row that matches `query`: the first rank whose columns hold the match; its texts parameters of
     /// `conditions`.
     func rankExpression(_ query: SearchQuery, _ conditions: inout PostgresConditions) -> String {
-        let cases = (0..<(fields.ranks.count - 1)).map { rank in
-            "WHEN \(matches(tsquery(query, columns: fields.columns(throughRank: rank)), &conditions)) THEN \(rank)"
-        }
-        return cases.isEmpty ? "0" : "CASE \(cases.joined(separator: " ")) ELSE \(fields.ranks.count - 1) END"
+        ranked { rank in matches(tsquery(query, columns: fields.columns(throughRank: rank)), &conditions) }
     }
 
     /// The rank of a word whose positions in a row's vector have the weight letters `weights` (a `text[]`, as
     /// `unnest(tsvector)` gives them): the first rank whose columns hold it, as `rankExpression` tells of a row.
     func wordRankExpression(_ weights: String) -> String {
-        let cases = (0..<(fields.ranks.count - 1)).map { rank in
-            let letters = fields.columns(throughRank: rank).map { "'\(weight($0))'" }.joined(separator: ", ")
-            return "WHEN \(weights) && ARRAY[\(letters)] THEN \(rank)"
-        }
+        ranked { rank in "\(weights) && ARRAY[\(fields.columns(throughRank: rank).map { "'\(weight($0))'" }.joined(separator: ", "))]" }
+    }
+
+    /// `CASE WHEN holds(0) THEN 0 WHEN holds(1) THEN 1 … ELSE last END`: the first rank whose condition holds.
+    private func ranked(_ holds: (Int) -> String) -> String {
+        let cases = (0..<(fields.ranks.count - 1)).map { rank in "WHEN \(holds(rank)) THEN \(rank)" }
         return cases.isEmpty ? "0" : "CASE \(cases.joined(separator: " ")) ELSE \(fields.ranks.count - 1) END"
     }
 
