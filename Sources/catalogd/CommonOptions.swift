@@ -23,7 +23,8 @@ struct CommonOptions: ParsableArguments {
 
     @Option(
         help: """
-            Most connections to a PostgreSQL store, at least \(StoreLocation.minimumPoolSize) (CATALOG_DATABASE_POOL_SIZE; \
+            Most connections to a PostgreSQL store in the pool of reads and writes, at least \(StoreLocation.minimumPoolSize); as many \
+            again for the first pages of one-word searches (CATALOG_DATABASE_POOL_SIZE; \
             default \(StoreLocation.defaultPoolSize)).
             """)
     var databasePoolSize: String?

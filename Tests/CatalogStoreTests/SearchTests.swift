@@ -457,6 +457,37 @@ extension SearchTests {
         #expect(Set(before).subtracting(after).map { $0.prefix { $0 != " " } }.sorted() == ["1", "c1", "cafe", "creme", "lamp"])
     }
 
+    /// PostgreSQL's first word pages run prepared on the pool whose connections plan a statement once for any
+    /// parameters (`PostgresGenericPlanPool`): each run of a word or a typed prefix there used that one plan, and
+    /// none was planned for its own values.
+    @Test func firstWordPagesKeepOnePlanForEveryWord() async throws {
+        guard StoreBackend.available.contains(.postgres) else { return }
+        let temporary = try await TestStore.open(.postgres)
+        defer { temporary.remove() }
+        let store = try #require(temporary.store as? PostgresCatalogStore)
+        let listing = try (0..<60).map { index in
+            Product(
+                serialCode: "W\(index)", name: ["lamp", "desk", "chair"][index % 3] + " \(index)", category: "c", price: try Price(parsing: "1"))
+        }
+        try await Self.importListing(listing, into: store)
+        let searches = ["lamp ", "desk ", "chair ", "la", "de", "ch", "lamp ", "lam"]
+        for search in searches {
+            let page = try await store.products(ProductFilter(search: search), page: PageRequest(pageSize: 5))
+            #expect(page.count == 20, "\(search)")
+        }
+        // Run one after another, the pages had one connection of the pool: the one asked here.
+        let plans = try await store.genericPlans.client.withConnection { connection in
+            var plans: [String: [Int]] = [:]
+            let query: PostgresQuery = "SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements"
+            for try await (statement, generic, custom) in try await connection.query(query, logger: store.logger).decode((String, Int, Int).self) {
+                plans[statement] = [generic, custom]
+            }
+            return plans
+        }
+        #expect(plans[PostgresFirstWordPage.sql] == [4, 0])
+        #expect(plans[PostgresFirstPrefixPage.sql] == [4, 0])
+    }
+
     /// `check` compares each search index with the rows: here, behind the store's back, the index stops following
     /// the rows (SQLite: a trigger dropped; PostgreSQL: the folding function replaced).
     @Test(arguments: StoreBackend.available) func checkFindsASearchIndexThatNoLongerFollowsTheRows(_ backend: StoreBackend) async throws {

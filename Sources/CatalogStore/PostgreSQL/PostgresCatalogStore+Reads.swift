@@ -140,6 +140,7 @@ extension PostgresCatalogStore {
         var listing = listing
         listing.fewMatchLimit = fewMatchLimit
         listing.sortedMatchLimit = sortedMatchLimit
+        listing.genericPlans = genericPlans
         return listing
     }
 

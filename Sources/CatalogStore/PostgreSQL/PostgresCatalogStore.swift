@@ -21,6 +21,8 @@ public struct PostgresCatalogStore: CatalogStore {
     static let fallbackPollInterval: Duration = .milliseconds(500)
 
     let client: PostgresClient
+    /// The first word pages' connections (`PostgresGenericPlanPool`), as many at most as `client`'s.
+    let genericPlans: PostgresGenericPlanPool
     let logger: Logger
     /// The longest a products import written as it is read keeps the history lock waiting for its next batch.
     public var streamedListingWait = StreamedListingAbandoned.defaultWait
@@ -69,9 +71,12 @@ public struct PostgresCatalogStore: CatalogStore {
         _ location: PostgresLocation, poolSize: Int = 10, connectionWait: Duration = defaultConnectionWait, logger: Logger
     ) -> PostgresCatalogStore {
         let (closing, closed) = AsyncStream<Void>.makeStream()
+        let genericPlans = PostgresGenericPlanPool(
+            client: PostgresClient(configuration: location.clientConfiguration(poolSize: poolSize, plans: .generic), backgroundLogger: logger),
+            connectionWait: connectionWait, store: location.description)
         return PostgresCatalogStore(
-            client: PostgresClient(configuration: location.clientConfiguration(poolSize: poolSize), backgroundLogger: logger), logger: logger,
-            connectionWait: connectionWait, location: location, closing: closing, closed: closed,
+            client: PostgresClient(configuration: location.clientConfiguration(poolSize: poolSize), backgroundLogger: logger),
+            genericPlans: genericPlans, logger: logger, connectionWait: connectionWait, location: location, closing: closing, closed: closed,
             checkConnection: PostgresCheckConnection(location: location, wait: connectionWait, logger: logger))
     }
 
@@ -92,11 +97,12 @@ public struct PostgresCatalogStore: CatalogStore {
 
     public var description: String { location.description }
 
-    /// Runs the pool until `close()` or cancellation; every call waits for one of its connections.
+    /// Runs the pools until `close()` or cancellation; every call waits for one of their connections.
     public func runConnections() async {
-        let (client, closing) = (client, closing)
+        let (client, genericPlanClient, closing) = (client, genericPlans.client, closing)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
+            group.addTask { await genericPlanClient.run() }
             group.addTask { for await _ in closing {} }
             await group.next()
             group.cancelAll()
@@ -117,13 +123,20 @@ public struct PostgresCatalogStore: CatalogStore {
     func transaction<Result: Sendable>(
         _ kind: PostgresTransactionKind, _ body: @Sendable @escaping (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        let (client, logger, description) = (client, logger, description)
+        try await Self.transaction(kind, on: client, connectionWait: connectionWait, store: description, logger: logger, body)
+    }
+
+    /// `transaction` on a connection of `client`, the store's pool or another of its pools.
+    static func transaction<Result: Sendable>(
+        _ kind: PostgresTransactionKind, on client: PostgresClient, connectionWait: Duration, store: String, logger: Logger,
+        _ body: @Sendable @escaping (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
         do {
-            return try await Self.within(connectionWait, store: description) { lease in
+            return try await within(connectionWait, store: store) { lease in
                 try await client.transaction(kind, logger: logger, lease: lease, body)
             }
         } catch let error where !(error is StoreUnavailable) && PostgresFailure.isConnectionFailure(error) {
-            throw StoreUnavailable(store: description, reason: PostgresFailure.describe(error))
+            throw StoreUnavailable(store: store, reason: PostgresFailure.describe(error))
         }
     }
 

@@ -23,6 +23,8 @@ struct PostgresListing {
     /// ranked page of more than `fewMatchLimit` is walked without first trying the statement of few matches, and a
     /// first page of more than `sortedMatchLimit` is first read from its best rank alone (`firstRankPage`).
     var knownMatches: Int?
+    /// Where the prepared first word pages run (`PostgresWordPage`); on the caller's connection without.
+    var genericPlans: PostgresGenericPlanPool?
 
     /// How many times an empty page is read before giving up, when commits keep filling it in between.
     static let emptyPageAttempts = 3

@@ -78,7 +78,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    func clientConfiguration(poolSize: Int) -> PostgresClient.Configuration {
+    func clientConfiguration(poolSize: Int, plans: PlanChoice = .perRun) -> PostgresClient.Configuration {
         let tlsConfiguration: PostgresClient.Configuration.TLS
         switch transportSecurity {
         case .none: tlsConfiguration = .disable
@@ -88,7 +88,16 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             host: host, port: port, username: username, password: password, database: database, tls: tlsConfiguration)
         configuration.options.maximumConnections = poolSize
         configuration.options.connectTimeout = .seconds(3)
+        if plans == .generic { configuration.options.additionalStartupParameters = [("plan_cache_mode", "force_generic_plan")] }
         return configuration
+    }
+
+    /// How the server plans a statement with parameters on a pool's connections.
+    enum PlanChoice {
+        /// As it chooses: for the values of each run, and for a prepared statement after five runs maybe once for all.
+        case perRun
+        /// Once for any values (`PostgresGenericPlanPool`).
+        case generic
     }
 
     /// The settings of a single connection outside the pool, given up after `connectTimeout`.

@@ -138,7 +138,12 @@ extension PostgresListing {
         store: String, logger: Logger, into rows: Rows, append: (inout Rows, PostgresRandomAccessRow) throws -> Void
     ) async throws -> Page<Rows>? {
         guard let statement = matchesStatement(walk, search: search, filters: filters, source: source) else { return nil }
-        var fetched = try await connection.rows(of: statement, logger: logger)
+        var fetched: [PostgresRandomAccessRow]
+        if let genericPlans, Self.isPreparedWordPage(statement.sql) {
+            fetched = try await genericPlans.rows(of: statement, logger: logger)
+        } else {
+            fetched = try await connection.rows(of: statement, logger: logger)
+        }
         guard let meta = fetched.first else { throw StoreUnavailable(store: store, reason: "the matches of a search returned no row") }
         guard try meta["candidate_count"].decode(Int64.self) <= fewMatchLimit else { return nil }
         let total = Int(try meta["listing_count"].decode(Int64.self))

@@ -4,9 +4,9 @@ import PostgresNIO
 
 /// The first page of a ranked search of one word or one typed prefix without filters, from the table of each
 /// product's words (`PostgresListing.MatchSource.words`), as a statement each connection prepares once: parsing it
-/// took a third of its time at a million products. PostgreSQL plans it for the parameters of each of a connection's
-/// first five runs, and then may keep one plan for any word, which suits it: whatever the word, its entries are a
-/// range of the words table's key (`PostgresPlanTests` asks for that plan).
+/// took a third of its time at a million products. It runs on connections that plan it once for any word
+/// (`PostgresGenericPlanPool`), which suits it: whatever the word, its entries are a range of the words table's key
+/// (`PostgresPlanTests` asks for that plan).
 protocol PostgresWordPage: PostgresPreparedStatement where Row == PostgresRandomAccessRow {
     /// A search of the shape the statement reads: a word, or a typed prefix.
     static var shape: SearchQuery { get }
@@ -25,6 +25,13 @@ extension PostgresWordPage {
     func makeBindings() -> PostgresBindings { binds }
 
     func decodeRow(_ row: PostgresRow) -> PostgresRandomAccessRow { row.makeRandomAccess() }
+}
+
+extension PostgresListing {
+    /// Whether `sql` is a word page's statement (`PostgresWordPage`), which `PostgresConnection.rows(of:)` prepares.
+    static func isPreparedWordPage(_ sql: String) -> Bool {
+        sql == PostgresFirstWordPage.sql || sql == PostgresFirstPrefixPage.sql
+    }
 }
 
 extension PostgresConnection {
