@@ -3,7 +3,9 @@ import CatalogStore
 import CatalogTestSupport
 import Foundation
 import GRDB
+import Logging
 import PostgresNIO
+import Synchronization
 import Testing
 
 @testable import PostgresStore
@@ -488,6 +490,31 @@ extension SearchTests {
         #expect(plans[PostgresFirstPrefixPage.sql] == [4, 0])
     }
 
+    /// PostgreSQL's table of each product's words has one entry per product for a whole word: when a word has more
+    /// than a page of few matches reads, so has the search index, and its statement is not run; a typed prefix,
+    /// whose entries may be several per product, still tries it. The pages are the same either way.
+    @Test func aWholeWordWithManyEntriesIsNotReadAgainFromTheSearchIndex() async throws {
+        guard StoreBackend.available.contains(.postgres) else { return }
+        let sources = RecordedSources()
+        var logger = Logger(label: "catalogd-tests") { _ in SourceRecorder(sources: sources) }
+        logger.logLevel = .trace
+        let temporary = try await TestStore.open(.postgres, logger: logger)
+        defer { temporary.remove() }
+        var store = try #require(temporary.store as? PostgresCatalogStore)
+        store.fewMatchLimit = 6
+        let listing = try (0..<12).map { index in
+            Product(serialCode: "L\(index)", name: "lamp\(index < 9 ? "" : "shade") \(index)", category: "c", price: try Price(parsing: "1"))
+        }
+        try await Self.importListing(listing, into: store)
+        for (search, count, read) in [("lamp ", 9, ["words"]), ("lamp", 12, ["words", "rows"]), ("lampshade ", 3, ["words"])] {
+            sources.clear()
+            let page = try await store.products(ProductFilter(search: search), page: PageRequest(pageSize: 5))
+            #expect(page.count == count, "\(search)")
+            #expect(page.rows.count == min(5, count), "\(search)")
+            #expect(sources.read == read, "\(search)")
+        }
+    }
+
     /// `check` compares each search index with the rows: here, behind the store's back, the index stops following
     /// the rows (SQLite: a trigger dropped; PostgreSQL: the folding function replaced).
     @Test(arguments: StoreBackend.available) func checkFindsASearchIndexThatNoLongerFollowsTheRows(_ backend: StoreBackend) async throws {
@@ -603,5 +630,32 @@ struct SplitMix64: RandomNumberGenerator {
         mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
         mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
         return mixed ^ (mixed >> 31)
+    }
+}
+
+/// The kind of each ranked page's statement a store logged (`search.source`: words, rows), in order.
+final class RecordedSources: Sendable {
+    private let sources = Mutex<[String]>([])
+
+    var read: [String] { sources.withLock { $0 } }
+
+    func clear() { sources.withLock { $0 = [] } }
+
+    fileprivate func record(_ source: String) { sources.withLock { $0.append(source) } }
+}
+
+private struct SourceRecorder: LogHandler {
+    let sources: RecordedSources
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        guard case .string(let source)? = event.metadata?["search.source"] else { return }
+        sources.record(String(source.prefix { $0 != "(" }))
     }
 }

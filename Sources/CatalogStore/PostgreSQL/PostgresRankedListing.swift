@@ -68,8 +68,8 @@ extension PostgresListing {
     /// whether the filters select it, read without regard to order; the page of the selected ones on the far side
     /// of the cursor, sorted; and in the same row, one row at least (the page's columns null when it is empty), the
     /// count of the candidates and of the selected ones, whether a selected one lies behind the cursor, and the
-    /// versions. A candidate count above `fewMatchLimit` says that there are more (or, from `wordsTable`, that the
-    /// search has no entries of its own): the next source is tried, or the ranks are walked (`page`). Nil when the
+    /// versions. A candidate count above `fewMatchLimit` says that there are more, and -1 (from `wordsTable`) that the
+    /// search has no entries of its own: the next source is tried, or the ranks are walked (`page`). Nil when the
     /// source cannot answer the search.
     func matchesStatement(
         _ walk: RankedWalk, search: SearchQuery, filters: PostgresConditions, source: MatchSource
@@ -105,7 +105,7 @@ extension PostgresListing {
                 matches AS MATERIALIZED (SELECT product_order AS match_order, MIN(rank) AS match_rank, true AS match_selected
                 FROM entries GROUP BY product_order)
                 """
-            candidateCount = "CASE WHEN \(word.oneLexeme) THEN (SELECT COUNT(*) FROM entries) ELSE \(limit) END"
+            candidateCount = "CASE WHEN \(word.oneLexeme) THEN (SELECT COUNT(*) FROM entries) ELSE -1 END"
         }
         let position = "(match_rank::bigint << \(RankedWalk.orderBits)) | match_order"
         var (pageSide, behind) = ("match_selected", "false")
@@ -132,12 +132,21 @@ extension PostgresListing {
         return (sql, statement.binds)
     }
 
-    /// A page of a search with few matches, read in one statement (`matchesStatement`); nil when it has more.
+    /// What the statement of a page of few matches read (`fewMatchesPage`).
+    enum FewMatches<Rows: PageRows & Sendable> {
+        case page(Page<Rows>)
+        /// More candidates than `fewMatchLimit`.
+        case more
+        /// The source cannot answer the search.
+        case unanswered
+    }
+
+    /// A page of a search with few matches, read in one statement (`matchesStatement`).
     func fewMatchesPage<Rows: PageRows>(
         _ connection: PostgresConnection, walk: RankedWalk, filters: PostgresConditions, search: SearchQuery, source: MatchSource,
         store: String, logger: Logger, into rows: Rows, append: (inout Rows, PostgresRandomAccessRow) throws -> Void
-    ) async throws -> Page<Rows>? {
-        guard let statement = matchesStatement(walk, search: search, filters: filters, source: source) else { return nil }
+    ) async throws -> FewMatches<Rows> {
+        guard let statement = matchesStatement(walk, search: search, filters: filters, source: source) else { return .unanswered }
         var fetched: [PostgresRandomAccessRow]
         if let genericPlans, Self.isPreparedWordPage(statement.sql) {
             fetched = try await genericPlans.rows(of: statement, logger: logger)
@@ -145,7 +154,9 @@ extension PostgresListing {
             fetched = try await connection.rows(of: statement, logger: logger)
         }
         guard let meta = fetched.first else { throw StoreUnavailable(store: store, reason: "the matches of a search returned no row") }
-        guard try meta["candidate_count"].decode(Int64.self) <= fewMatchLimit else { return nil }
+        let candidates = try meta["candidate_count"].decode(Int64.self)
+        guard candidates >= 0 else { return .unanswered }
+        guard candidates <= fewMatchLimit else { return .more }
         let total = Int(try meta["listing_count"].decode(Int64.self))
         let versions = try PostgresCatalogStore.versions(from: meta)
         let hasRowsBehind = try meta["beyond_cursor"].decode(Bool.self)
@@ -160,7 +171,7 @@ extension PostgresListing {
         let positions = read.map(\.position)
         if walk.readsBackwards { rows.reverse() }
         let (next, previous) = walk.cursors(positions, hasRowsBehind: hasRowsBehind)
-        return Page(rows: rows, count: total, nextCursor: next, previousCursor: previous, versions: versions)
+        return .page(Page(rows: rows, count: total, nextCursor: next, previousCursor: previous, versions: versions))
     }
 
     /// Reads one page of the rows `filters` and `search` select: by the keyset of its ordering (`page`) unless it is
@@ -182,12 +193,16 @@ extension PostgresListing {
         let manyMatches = knownMatches.map { $0 > fewMatchLimit } ?? false
         // Without filters, both placements are the same statement, and the words table may answer first.
         let sources: [MatchSource] = filters.clauses.isEmpty ? [.words, .rows(.inConditions)] : FilterPlacement.allCases.map { .rows($0) }
-        for source in manyMatches ? [] : sources {
-            if let page = try await fewMatchesPage(
+        sources: for source in manyMatches ? [] : sources {
+            logger.trace("reading a ranked page of few matches", metadata: ["search.source": "\(source)"])
+            switch try await fewMatchesPage(
                 connection, walk: walk, filters: filters, search: search, source: source, store: store, logger: logger, into: rows,
                 append: append)
             {
-                return page
+            case .page(let page): return page
+            // A whole word has one entry per row that holds it: as many matches, which the next source would read.
+            case .more where source == .words && Self.isOneWord(search): break sources
+            case .more, .unanswered: continue
             }
         }
         if let count, let knownMatches, knownMatches > sortedMatchLimit, walk.cursorPosition == nil,
@@ -288,6 +303,12 @@ extension PostgresListing {
         let (next, previous) = walk.cursors(positions, hasRowsBehind: hasRowsBehind)
         guard let versions else { throw StoreUnavailable(store: store, reason: "the count of a search returned no row") }
         return Page(rows: rows, count: total, nextCursor: next, previousCursor: previous, versions: versions)
+    }
+
+    /// Whether `search` is one whole word, which has an entry in `wordsTable` for each row that holds it.
+    private static func isOneWord(_ search: SearchQuery) -> Bool {
+        guard search.parts.count == 1, case .word = search.parts[0] else { return false }
+        return true
     }
 
     /// Where a match a statement read stands in the walk: `rank`, and its `match_order` and `match_key` columns.
