@@ -7,7 +7,6 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
-import Synchronization
 import Testing
 
 @testable import CatalogAPI
@@ -268,29 +267,5 @@ struct TokenTests {
                 if file == "catalog.sqlite" { #expect(bytes.range(of: Data(TokenSecret.hash(secret.utf8).utf8)) != nil, "the hash is kept") }
             }
         }
-    }
-}
-
-/// Log lines, as a handler in the tests records them.
-final class RecordedLines: Sendable {
-    private let lines = Mutex<[String]>([])
-    var all: [String] { lines.withLock { $0 } }
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-}
-
-/// Keeps every message and its metadata, so that a test can read what the service logged.
-struct RecordingLogHandler: LogHandler {
-    let lines: RecordedLines
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-        lines.append("\(event.level) \(event.message) \(merged.map { "\($0)=\($1)" }.sorted().joined(separator: " "))")
     }
 }

@@ -5,7 +5,6 @@ import Foundation
 import GRDB
 import Logging
 import PostgresNIO
-import Synchronization
 import Testing
 
 @testable import PostgresStore
@@ -495,8 +494,8 @@ extension SearchTests {
     /// whose entries may be several per product, still tries it. The pages are the same either way.
     @Test func aWholeWordWithManyEntriesIsNotReadAgainFromTheSearchIndex() async throws {
         guard StoreBackend.available.contains(.postgres) else { return }
-        let sources = RecordedSources()
-        var logger = Logger(label: "catalogd-tests") { _ in SourceRecorder(sources: sources) }
+        let lines = RecordedLines()
+        var logger = Logger(label: "catalogd-tests") { _ in RecordingLogHandler(lines: lines) }
         logger.logLevel = .trace
         let temporary = try await TestStore.open(.postgres, logger: logger)
         defer { temporary.remove() }
@@ -507,11 +506,15 @@ extension SearchTests {
         }
         try await Self.importListing(listing, into: store)
         for (search, count, read) in [("lamp ", 9, ["words"]), ("lamp", 12, ["words", "rows"]), ("lampshade ", 3, ["words"])] {
-            sources.clear()
+            lines.removeAll()
             let page = try await store.products(ProductFilter(search: search), page: PageRequest(pageSize: 5))
             #expect(page.count == count, "\(search)")
             #expect(page.rows.count == min(5, count), "\(search)")
-            #expect(sources.read == read, "\(search)")
+            // The kind of each statement tried: `search.source=words`, `search.source=rows(…)`.
+            let sources = lines.all.compactMap { line in
+                line.firstRange(of: "search.source=").map { line[$0.upperBound...].prefix(while: \.isLetter) }
+            }
+            #expect(sources.map(String.init) == read, "\(search)")
         }
     }
 
@@ -630,32 +633,5 @@ struct SplitMix64: RandomNumberGenerator {
         mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
         mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
         return mixed ^ (mixed >> 31)
-    }
-}
-
-/// The kind of each ranked page's statement a store logged (`search.source`: words, rows), in order.
-final class RecordedSources: Sendable {
-    private let sources = Mutex<[String]>([])
-
-    var read: [String] { sources.withLock { $0 } }
-
-    func clear() { sources.withLock { $0 = [] } }
-
-    fileprivate func record(_ source: String) { sources.withLock { $0.append(source) } }
-}
-
-private struct SourceRecorder: LogHandler {
-    let sources: RecordedSources
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        guard case .string(let source)? = event.metadata?["search.source"] else { return }
-        sources.record(String(source.prefix { $0 != "(" }))
     }
 }
