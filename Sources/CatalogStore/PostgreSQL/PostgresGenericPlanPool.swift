@@ -14,11 +14,11 @@ struct PostgresGenericPlanPool: Sendable {
     let connectionWait: Duration
     let store: String
 
-    /// The rows of a word page's statement, read on one of this pool's connections.
-    func rows(of statement: (sql: String, binds: PostgresBindings), logger: Logger) async throws -> [PostgresRandomAccessRow] {
+    /// The rows of a word page, read on one of this pool's connections.
+    func rows(of page: PreparedWordPage, logger: Logger) async throws -> [PostgresRandomAccessRow] {
         try await PostgresCatalogStore.transaction(.single, on: client, connectionWait: connectionWait, store: store, logger: logger) {
             connection in
-            try await connection.rows(of: statement, logger: logger)
+            try await connection.rows(of: page, logger: logger)
         }
     }
 }

@@ -148,10 +148,10 @@ extension PostgresListing {
     ) async throws -> FewMatches<Rows> {
         guard let statement = matchesStatement(walk, search: search, filters: filters, source: source) else { return .unanswered }
         var fetched: [PostgresRandomAccessRow]
-        if let genericPlans, Self.isPreparedWordPage(statement.sql) {
-            fetched = try await genericPlans.rows(of: statement, logger: logger)
-        } else {
-            fetched = try await connection.rows(of: statement, logger: logger)
+        switch (PreparedWordPage(statement), genericPlans) {
+        case (let page?, let genericPlans?): fetched = try await genericPlans.rows(of: page, logger: logger)
+        case (let page?, nil): fetched = try await connection.rows(of: page, logger: logger)
+        case (nil, _): fetched = try await connection.rows(of: statement, logger: logger)
         }
         guard let meta = fetched.first else { throw StoreUnavailable(store: store, reason: "the matches of a search returned no row") }
         let candidates = try meta["candidate_count"].decode(Int64.self)
@@ -200,8 +200,8 @@ extension PostgresListing {
                 append: append)
             {
             case .page(let page): return page
-            // A whole word has one entry per row that holds it: as many matches, which the next source would read.
-            case .more where source == .words && Self.isOneWord(search): break sources
+            // As many matches as entries, which the next source would read.
+            case .more where source == .words && searchIndex.hasOneEntryPerMatch(search): break sources
             case .more, .unanswered: continue
             }
         }
@@ -303,12 +303,6 @@ extension PostgresListing {
         let (next, previous) = walk.cursors(positions, hasRowsBehind: hasRowsBehind)
         guard let versions else { throw StoreUnavailable(store: store, reason: "the count of a search returned no row") }
         return Page(rows: rows, count: total, nextCursor: next, previousCursor: previous, versions: versions)
-    }
-
-    /// Whether `search` is one whole word, which has an entry in `wordsTable` for each row that holds it.
-    private static func isOneWord(_ search: SearchQuery) -> Bool {
-        guard search.parts.count == 1, case .word = search.parts[0] else { return false }
-        return true
     }
 
     /// Where a match a statement read stands in the walk: `rank`, and its `match_order` and `match_key` columns.

@@ -27,26 +27,38 @@ extension PostgresWordPage {
     func decodeRow(_ row: PostgresRow) -> PostgresRandomAccessRow { row.makeRandomAccess() }
 }
 
-extension PostgresListing {
-    /// Whether `sql` is a word page's statement (`PostgresWordPage`), which `PostgresConnection.rows(of:)` prepares.
-    static func isPreparedWordPage(_ sql: String) -> Bool {
-        sql == PostgresFirstWordPage.sql || sql == PostgresFirstPrefixPage.sql
+/// The word page a statement is (`PostgresWordPage`), told once from its SQL, which `matchesStatement` makes for
+/// the statements' own SQL as well: its rows are read prepared.
+enum PreparedWordPage: Sendable {
+    case word(PostgresFirstWordPage)
+    case prefix(PostgresFirstPrefixPage)
+
+    /// The word page `statement` is; nil for any other statement.
+    init?(_ statement: (sql: String, binds: PostgresBindings)) {
+        switch statement.sql {
+        case PostgresFirstWordPage.sql: self = .word(PostgresFirstWordPage(binds: statement.binds))
+        case PostgresFirstPrefixPage.sql: self = .prefix(PostgresFirstPrefixPage(binds: statement.binds))
+        default: return nil
+        }
     }
 }
 
 extension PostgresConnection {
-    /// The rows of `statement`: prepared when it is a word page's (`PostgresWordPage`), as it is otherwise.
+    /// The rows of a word page, prepared once per connection.
+    func rows(of page: PreparedWordPage, logger: Logger) async throws -> [PostgresRandomAccessRow] {
+        var fetched: [PostgresRandomAccessRow] = []
+        switch page {
+        case .word(let statement): for try await row in try await execute(statement, logger: logger) { fetched.append(row) }
+        case .prefix(let statement): for try await row in try await execute(statement, logger: logger) { fetched.append(row) }
+        }
+        return fetched
+    }
+
+    /// The rows of `statement`, not prepared.
     func rows(of statement: (sql: String, binds: PostgresBindings), logger: Logger) async throws -> [PostgresRandomAccessRow] {
         var fetched: [PostgresRandomAccessRow] = []
-        switch statement.sql {
-        case PostgresFirstWordPage.sql:
-            for try await row in try await execute(PostgresFirstWordPage(binds: statement.binds), logger: logger) { fetched.append(row) }
-        case PostgresFirstPrefixPage.sql:
-            for try await row in try await execute(PostgresFirstPrefixPage(binds: statement.binds), logger: logger) { fetched.append(row) }
-        default:
-            for try await row in try await query(PostgresQuery(unsafeSQL: statement.sql, binds: statement.binds), logger: logger) {
-                fetched.append(row.makeRandomAccess())
-            }
+        for try await row in try await query(PostgresQuery(unsafeSQL: statement.sql, binds: statement.binds), logger: logger) {
+            fetched.append(row.makeRandomAccess())
         }
         return fetched
     }
