@@ -3,13 +3,23 @@ import CatalogStore
 import GRDB
 import Testing
 
-@Suite("A first import builds the product indexes at its end (SQLite)")
+@Suite("A first import builds the product and history indexes, the search index and the category counts at its end (SQLite)")
 struct DeferredIndexTests {
-    /// The declared indexes of `products`, as the schema holds them.
+    /// The declared indexes and triggers of `products` and `changes`, as the schema holds them.
     private func indexes(_ temporary: TemporaryStore) throws -> [String] {
         try temporary.rawQueue().read { db in
             try String.fetchAll(
-                db, sql: "SELECT sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'products' AND sql IS NOT NULL ORDER BY name")
+                db,
+                sql: """
+                    SELECT sql FROM sqlite_schema WHERE type IN ('index', 'trigger') AND tbl_name IN ('products', 'changes') AND sql IS NOT NULL
+                    ORDER BY name
+                    """)
+        }
+    }
+
+    private func categoryCounts(_ temporary: TemporaryStore) throws -> [String] {
+        try temporary.rawQueue().read { db in
+            try String.fetchAll(db, sql: "SELECT name || ' ' || product_count || ' ' || in_stock_count FROM categories ORDER BY name")
         }
     }
 
@@ -28,7 +38,7 @@ struct DeferredIndexTests {
         for batch in batches {
             var staged: [(index: Int, product: Product)] = []
             for key in batch {
-                staged.append((index, try product(key, category: "c\(index % 3)", price: "\(index + 1).00")))
+                staged.append((index, try product(key, category: "c\(index % 3)", price: "\(index + 1).00", stock: index % 2)))
                 index += 1
             }
             _ = try await streamed.stage(staged)
@@ -42,7 +52,8 @@ struct DeferredIndexTests {
         // A partial index someone added is kept up to date as the rows go in, not dropped.
         try await temporary.rawQueue().write { db in try db.execute(sql: "CREATE INDEX products_in_stock ON products(stock) WHERE stock > 0") }
         let declared = try indexes(temporary)
-        #expect(declared.count == 7)
+        // Seven plain indexes (one the partial one), three triggers of the search index, four of the category counts, the history's index.
+        #expect(declared.count == 15)
         let schemaBefore = try schemaVersion(temporary)
         let (claim, report, streamed) = try await firstImport(temporary, batches: [["A", "B", "C"], ["D", "E"]])
         // The writer has dropped them by now, in its transaction: a reader still has them.
@@ -52,9 +63,17 @@ struct DeferredIndexTests {
         await streamed.discard()
         #expect(finished.inserted == 5)
         #expect(try indexes(temporary) == declared)
-        // The six plain indexes and the three triggers of the search index were dropped and made again, each a
-        // schema change, and nothing else was; the search index was built from the rows.
-        #expect(try schemaVersion(temporary) == schemaBefore + 18)
+        // The six plain indexes of products, the history's and the seven triggers were dropped and made again, each a
+        // schema change, and nothing else was; the search index and the counts were derived from the rows.
+        #expect(try schemaVersion(temporary) == schemaBefore + 28)
+        #expect(try categoryCounts(temporary) == ["c0 2 1", "c1 2 1", "c2 1 0"])
+        let history = try await temporary.store.changes(of: .product, key: "D", limit: 10).map(\.key)
+        #expect(history == ["D"])
+        // The search index writes its words in runs of 64 MB (the schema's setting), the first import's included.
+        let hashSize = try await temporary.rawQueue().read { db in
+            try Int.fetchOne(db, sql: "SELECT v FROM product_search_config WHERE k = 'hashsize'")
+        }
+        #expect(hashSize == 67_108_864)
         let found = try await temporary.store.products(ProductFilter(search: "name"), page: PageRequest(pageSize: 10)).rows
         #expect(found.map(\.product.serialCode) == ["A", "B", "C", "D", "E"])
         #expect(try await temporary.store.check().isEmpty)

@@ -32,8 +32,8 @@ struct SQLiteProductWriter {
     private let keysAreUnique: Bool
     /// The keys written so far, kept only while `startedEmpty` and keys may repeat.
     private var written: Set<String> = []
-    /// The table's indexes while a feed's listing fills the empty table; built again when it is written.
-    private let deferredIndexes: DeferredIndexes?
+    /// The indexes of the table and of the history while a feed's listing fills the empty table; built again when it is written.
+    private let deferredIndexes: [DeferredIndexes]
 
     private static let columns = ProductColumn.values.map(\.rawValue)
 
@@ -44,8 +44,13 @@ struct SQLiteProductWriter {
         startedEmpty = try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM products)") ?? false
         source = mode.source
         let ownsSource = mode.ownsSource
-        // Writes through the API are a few rows; a feed's listing may be a million.
-        deferredIndexes = startedEmpty && ownsSource ? try DeferredIndexes.drop(on: "products", searchIndex: .products, db) : nil
+        // Writes through the API are a few rows; a feed's listing may be a million, and as many changes in the history.
+        deferredIndexes =
+            startedEmpty && ownsSource
+            ? [
+                try DeferredIndexes.drop(on: "products", derived: [.searchIndex(.products), .categoryCounts], db),
+                try DeferredIndexes.drop(on: "changes", db),
+            ] : []
         let compared = ownsSource ? Self.columns + ["source"] : Self.columns
         self.compared = compared
         let valueCount = Self.columns.count + 3
@@ -169,7 +174,7 @@ struct SQLiteProductWriter {
 
     private mutating func finish(listed: @autoclosure () -> Set<String>, log: inout SQLiteChangeLog) throws -> WriteCounts {
         try flush(log: &log)
-        try deferredIndexes?.rebuild(db)
+        for deferred in deferredIndexes { try deferred.rebuild(db) }
         if case .mirror(let feed) = mode, !startedEmpty {
             counts.deleted = try RowUpsert.deleteUnlisted(
                 db, entity: .product, table: "products", keyColumn: "serial_code", feed: feed, listed: listed(), log: &log)
