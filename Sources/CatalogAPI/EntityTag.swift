@@ -4,20 +4,35 @@ import Hummingbird
 
 /// Entity tags for GET responses and the `If-None-Match` check.
 ///
-/// A tag is a hash of the resource family's store version and everything else that shapes the bytes
-/// (path, query, base URL), so it changes exactly when the response would.
+/// A tag names the resource family's store version and hashes everything else that shapes the bytes (path, query,
+/// base URL: its `Subject`), so it changes exactly when the response would.
 struct EntityTag {
     let value: String
 
-    init(version: Int64, family: String, request: Request, baseURL: String) {
-        // FNV-1a over "family:version:base:uri", fed part by part rather than built as one string per request.
-        var hash = FNV1a()
-        for (position, var part) in [family, String(version), baseURL, request.uri.string].enumerated() {
-            if position > 0 { hash.combine(":".utf8) }
-            // Over the contiguous bytes: walking a `String.UTF8View` costs several times as much per byte.
-            part.withUTF8 { hash.combine($0) }
+    /// What a response's bytes depend on besides the version: one subject has one tag per version.
+    struct Subject: Hashable, Sendable {
+        let family: String
+        let hash: UInt64
+
+        init(family: String, request: Request, baseURL: String) {
+            // FNV-1a over "family:base:uri", fed part by part rather than built as one string per request.
+            var hash = FNV1a()
+            for (position, var part) in [family, baseURL, request.uri.string].enumerated() {
+                if position > 0 { hash.combine(":".utf8) }
+                // Over the contiguous bytes: walking a `String.UTF8View` costs several times as much per byte.
+                part.withUTF8 { hash.combine($0) }
+            }
+            self.family = family
+            self.hash = hash.value
         }
-        value = "\"\(family)-\(version)-\(String(hash.value, radix: 16))\""
+    }
+
+    init(version: Int64, subject: Subject) {
+        value = "\"\(subject.family)-\(version)-\(String(subject.hash, radix: 16))\""
+    }
+
+    init(version: Int64, family: String, request: Request, baseURL: String) {
+        self.init(version: version, subject: Subject(family: family, request: request, baseURL: baseURL))
     }
 
     private init(value: String) {

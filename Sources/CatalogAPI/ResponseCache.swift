@@ -8,12 +8,15 @@ import Synchronization
 /// versions are dropped as soon as a newer version is stored, so memory follows the live data rather than
 /// the write rate; beyond that the cache holds at most `byteBudget` bytes and drops the oldest entries first.
 /// An entry keeps the gzip form of its body beside the plain one, made the first time a gzip client asks,
-/// so a page is compressed once per version rather than once per request.
+/// so a page is compressed once per version rather than once per request. The cache also tells whether it holds
+/// any version of a response (its subject, `EntityTag.Subject`'s hash): one it has never kept is read without
+/// first asking the store for the current version.
 final class ResponseCache: Sendable {
     static let defaultByteBudget = 32 * 1024 * 1024
 
     private struct Entry {
         let tag: String
+        let subject: UInt64
         let family: String
         let version: Int64
     }
@@ -30,23 +33,32 @@ final class ResponseCache: Sendable {
         var order: [Entry] = []
         var bytes = 0
         var newestVersion: [String: Int64] = [:]
+        /// How many entries each subject has.
+        var subjects: [UInt64: Int] = [:]
 
         mutating func remove(where isStale: (Entry) -> Bool) {
+            var stale: [Entry] = []
             order.removeAll { entry in
                 guard isStale(entry) else { return false }
-                if let old = bodies.removeValue(forKey: entry.tag) { bytes -= old.bytes }
+                stale.append(entry)
                 return true
             }
+            for entry in stale { forget(entry) }
         }
 
         /// Drops the oldest entries until the bytes held fit `budget`.
         mutating func evict(toFit budget: Int) {
             var evicted = 0
             while bytes > budget, evicted < order.count {
-                if let old = bodies.removeValue(forKey: order[evicted].tag) { bytes -= old.bytes }
+                forget(order[evicted])
                 evicted += 1
             }
             order.removeFirst(evicted)
+        }
+
+        private mutating func forget(_ entry: Entry) {
+            if let old = bodies.removeValue(forKey: entry.tag) { bytes -= old.bytes }
+            if let count = subjects[entry.subject] { subjects[entry.subject] = count > 1 ? count - 1 : nil }
         }
     }
 
@@ -81,7 +93,12 @@ final class ResponseCache: Sendable {
         }
     }
 
-    func store(_ body: ByteBuffer, for tag: String, family: String, version: Int64) {
+    /// Whether some version of the response of `subject` may be here: false when none is.
+    func holds(subject: UInt64) -> Bool {
+        state.withLock { $0.subjects[subject] != nil }
+    }
+
+    func store(_ body: ByteBuffer, for tag: String, subject: UInt64, family: String, version: Int64) {
         guard body.readableBytes <= byteBudget / 4 else { return }
         state.withLock { state in
             let newest = state.newestVersion[family, default: .min]
@@ -93,7 +110,8 @@ final class ResponseCache: Sendable {
             }
             guard state.bodies[tag] == nil else { return }
             state.bodies[tag] = Bodies(plain: body)
-            state.order.append(Entry(tag: tag, family: family, version: version))
+            state.order.append(Entry(tag: tag, subject: subject, family: family, version: version))
+            state.subjects[subject, default: 0] += 1
             state.bytes += body.readableBytes
             state.evict(toFit: byteBudget)
         }

@@ -140,7 +140,7 @@ struct CompressionTests {
     @Test func theCacheCompressesAPageOnceAndCountsItsBytes() throws {
         let cache = ResponseCache(byteBudget: 10_000)
         let plain = ByteBuffer(string: String(repeating: "{\"name\":\"a product\"},", count: 100))
-        cache.store(plain, for: "t1", family: "products", version: 1)
+        cache.store(plain, for: "t1", subject: 1, family: "products", version: 1)
         var compressions = 0
         let compress = { (body: ByteBuffer) throws -> ByteBuffer in
             compressions += 1
@@ -156,7 +156,7 @@ struct CompressionTests {
         _ = try cache.gzipBody(for: "not cached", plain: plain, compress: compress)
         #expect(compressions == 3)
         // A newer version drops the gzip form with the plain one.
-        cache.store(ByteBuffer(string: "{}"), for: "t2", family: "products", version: 2)
+        cache.store(ByteBuffer(string: "{}"), for: "t2", subject: 2, family: "products", version: 2)
         #expect(cache.body(for: "t1") == nil)
         _ = try cache.gzipBody(for: "t1", plain: plain, compress: compress)
         #expect(compressions == 4)
@@ -165,9 +165,9 @@ struct CompressionTests {
     @Test func gzipFormsCountAgainstTheBudget() {
         let cache = ResponseCache(byteBudget: 100)
         let incompressible = ByteBuffer(repeating: 1, count: 25)
-        cache.store(incompressible, for: "a", family: "f", version: 1)
-        cache.store(incompressible, for: "b", family: "f", version: 1)
-        cache.store(incompressible, for: "c", family: "f", version: 1)
+        cache.store(incompressible, for: "a", subject: 1, family: "f", version: 1)
+        cache.store(incompressible, for: "b", subject: 2, family: "f", version: 1)
+        cache.store(incompressible, for: "c", subject: 3, family: "f", version: 1)
         // 75 bytes held; a gzip form of over 25 bytes (made up here) pushes the oldest entry out.
         _ = cache.gzipBody(for: "c", plain: incompressible) { _ in ByteBuffer(repeating: 0, count: 40) }
         #expect(cache.body(for: "a") == nil)

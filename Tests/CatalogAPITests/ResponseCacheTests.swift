@@ -1,9 +1,11 @@
 import CatalogModel
 import CatalogStore
+import CatalogTestSupport
 import Foundation
 import GRDB
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import Testing
 
 @testable import CatalogAPI
@@ -12,30 +14,38 @@ import Testing
 struct ResponseCacheTests {
     @Test func theOldestEntriesGoFirstOnceTheBudgetIsReached() {
         let cache = ResponseCache(byteBudget: 100)
-        cache.store(ByteBuffer(repeating: 1, count: 20), for: "a", family: "f", version: 1)
-        cache.store(ByteBuffer(repeating: 2, count: 20), for: "b", family: "f", version: 1)
-        cache.store(ByteBuffer(repeating: 3, count: 20), for: "c", family: "f", version: 1)
+        cache.store(ByteBuffer(repeating: 1, count: 20), for: "a", subject: 1, family: "f", version: 1)
+        cache.store(ByteBuffer(repeating: 2, count: 20), for: "b", subject: 2, family: "f", version: 1)
+        cache.store(ByteBuffer(repeating: 3, count: 20), for: "c", subject: 3, family: "f", version: 1)
         #expect(cache.body(for: "a")?.readableBytes == 20)
-        for index in 0..<5 { cache.store(ByteBuffer(repeating: 4, count: 20), for: "d\(index)", family: "f", version: 1) }
+        #expect(cache.holds(subject: 1))
+        for index in 0..<5 {
+            cache.store(ByteBuffer(repeating: 4, count: 20), for: "d\(index)", subject: UInt64(10 + index), family: "f", version: 1)
+        }
         #expect(cache.body(for: "a") == nil)
         #expect(cache.body(for: "b") == nil)
         #expect(cache.body(for: "d4")?.readableBytes == 20)
-        cache.store(ByteBuffer(repeating: 5, count: 60), for: "too big for a quarter of the budget", family: "f", version: 1)
+        #expect(!cache.holds(subject: 1) && !cache.holds(subject: 3) && cache.holds(subject: 14))
+        cache.store(ByteBuffer(repeating: 5, count: 60), for: "too big for a quarter of the budget", subject: 20, family: "f", version: 1)
         #expect(cache.body(for: "too big for a quarter of the budget") == nil)
+        #expect(!cache.holds(subject: 20))
     }
 
     @Test func aNewerVersionDropsTheOlderEntriesOfItsFamilyAtOnce() {
         let cache = ResponseCache(byteBudget: 1000)
-        cache.store(ByteBuffer(repeating: 1, count: 10), for: "products-1-a", family: "products", version: 1)
-        cache.store(ByteBuffer(repeating: 1, count: 10), for: "products-1-b", family: "products", version: 1)
-        cache.store(ByteBuffer(repeating: 1, count: 10), for: "films-3-a", family: "films", version: 3)
-        cache.store(ByteBuffer(repeating: 2, count: 10), for: "products-2-a", family: "products", version: 2)
+        cache.store(ByteBuffer(repeating: 1, count: 10), for: "products-1-a", subject: 1, family: "products", version: 1)
+        cache.store(ByteBuffer(repeating: 1, count: 10), for: "products-1-b", subject: 2, family: "products", version: 1)
+        cache.store(ByteBuffer(repeating: 1, count: 10), for: "films-3-a", subject: 3, family: "films", version: 3)
+        cache.store(ByteBuffer(repeating: 2, count: 10), for: "products-2-a", subject: 1, family: "products", version: 2)
         #expect(cache.body(for: "products-1-a") == nil)
         #expect(cache.body(for: "products-1-b") == nil)
         #expect(cache.body(for: "films-3-a")?.readableBytes == 10)
         #expect(cache.body(for: "products-2-a")?.readableBytes == 10)
+        // The response of subject 1 is held at its newer version; subject 2's is gone.
+        #expect(cache.holds(subject: 1) && !cache.holds(subject: 2) && cache.holds(subject: 3))
         // A slow render of an older version, arriving after a newer one, is not kept.
-        cache.store(ByteBuffer(repeating: 1, count: 10), for: "products-1-c", family: "products", version: 1)
+        cache.store(ByteBuffer(repeating: 1, count: 10), for: "products-1-c", subject: 4, family: "products", version: 1)
+        #expect(!cache.holds(subject: 4))
         #expect(cache.body(for: "products-1-c") == nil)
         #expect(cache.body(for: "products-2-a")?.readableBytes == 10)
     }
@@ -58,5 +68,42 @@ struct ResponseCacheTests {
             #expect(String(buffer: changed.body).contains("Renamed elsewhere"))
             #expect(changed.headers[.eTag] != first.headers[.eTag])
         }
+    }
+
+    /// The versions a PostgreSQL replica reads before a GET, as its store logs them (trace), for each request in turn.
+    private func versionChecks(cacheBytes: Int, _ requests: [(uri: String, headers: HTTPFields)]) async throws -> [Int] {
+        let lines = RecordedLines()
+        var logger = Logger(label: "catalogd-tests") { _ in RecordingLogHandler(lines: lines) }
+        logger.logLevel = .trace
+        let testStore = try await TestStore.open(.postgres, logger: logger)
+        defer { testStore.remove() }
+        try await seedCatalogue(testStore.store)
+        var configuration = ServiceConfiguration()
+        configuration.responseCacheBytes = cacheBytes
+        let (application, _) = try await buildApplication(configuration, store: testStore.store, logger: Logger(label: "catalogd-tests"))
+        return try await application.test(.router) { client in
+            var checks: [Int] = []
+            for request in requests {
+                lines.removeAll()
+                let response = try await client.execute(uri: request.uri, method: .get, headers: request.headers)
+                #expect(response.status == .ok)
+                checks.append(lines.all.filter { $0.contains("reading the versions for a check") }.count)
+            }
+            return checks
+        }
+    }
+
+    /// A GET whose response the cache has never held, without `If-None-Match`, could be answered by nothing but its
+    /// own read: it does not ask for the versions first (on PostgreSQL, a round trip).
+    @Test func onlyAGetTheVersionsCanAnswerAsksForThemFirst() async throws {
+        guard StoreBackend.available.contains(.postgres) else { return }
+        let unknownTag: HTTPFields = [.ifNoneMatch: "\"products-0-0\""]
+        let cached = try await versionChecks(
+            cacheBytes: ResponseCache.defaultByteBudget,
+            [("/products?page_size=3", [:]), ("/products?page_size=3", [:]), ("/products?page_size=4", unknownTag), ("/products/P001", [:])])
+        #expect(cached == [0, 1, 1, 0])
+        let uncached = try await versionChecks(
+            cacheBytes: 0, [("/products?page_size=3", [:]), ("/products?page_size=3", [:]), ("/products?page_size=4", unknownTag)])
+        #expect(uncached == [0, 0, 1])
     }
 }

@@ -20,6 +20,7 @@ final class PostgresCheckConnection: Sendable {
     }
 
     func versions() async throws -> StoreVersions {
+        logger.trace("reading the versions for a check")
         let connection = try await connected()
         // Closing the connection fails the query at once: the bound holds whatever the server does.
         let deadline = connection.eventLoop.scheduleTask(in: TimeAmount(wait)) { Self.end(connection) }
