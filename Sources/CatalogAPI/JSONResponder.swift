@@ -8,7 +8,7 @@ enum JSONResponder {
     /// else, then renders with the version the read actually saw.
     /// Bodies of unchanged data come from `cache` without touching the store beyond its version, and so do
     /// their gzip forms, compressed the first time a client asks for one. A request without `If-None-Match` whose
-    /// response the cache has never held is rendered at once: the version would answer nothing (on PostgreSQL,
+    /// response the cache does not hold at any version is rendered at once: the version would answer nothing (on PostgreSQL,
     /// a round trip less for the first read of each URL).
     static func conditionalGET(
         _ request: Request, store: any CatalogStore, cache: ResponseCache?, baseURL: String, name: String,

@@ -3,14 +3,14 @@ import Synchronization
 
 /// Encoded GET responses of unchanged data, ready to send again.
 ///
-/// Entries are keyed by the entity tag, which hashes the resource family's store version with the URL and
-/// base URL: a write moves the version, so a stale entry is never found again. Entries of a family's older
+/// Entries are keyed by the entity tag, which names the resource family's store version beside a hash of the URL
+/// and base URL: a write moves the version, so a stale entry is never found again. Entries of a family's older
 /// versions are dropped as soon as a newer version is stored, so memory follows the live data rather than
 /// the write rate; beyond that the cache holds at most `byteBudget` bytes and drops the oldest entries first.
 /// An entry keeps the gzip form of its body beside the plain one, made the first time a gzip client asks,
 /// so a page is compressed once per version rather than once per request. The cache also tells whether it holds
-/// any version of a response (its subject, `EntityTag.Subject`'s hash): one it has never kept is read without
-/// first asking the store for the current version.
+/// any version of a response (its subject, `EntityTag.Subject`'s hash): one it does not hold (never kept, evicted,
+/// or dropped for a newer version of its family) is read without first asking the store for the current version.
 final class ResponseCache: Sendable {
     static let defaultByteBudget = 32 * 1024 * 1024
 

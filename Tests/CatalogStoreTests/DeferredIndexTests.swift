@@ -3,6 +3,8 @@ import CatalogStore
 import GRDB
 import Testing
 
+@testable import SQLiteStore
+
 @Suite("A first import builds the product and history indexes, the search index and the category counts at its end (SQLite)")
 struct DeferredIndexTests {
     /// The declared indexes and triggers of `products` and `changes`, as the schema holds them.
@@ -74,6 +76,11 @@ struct DeferredIndexTests {
             try Int.fetchOne(db, sql: "SELECT v FROM product_search_config WHERE k = 'hashsize'")
         }
         #expect(hashSize == 67_108_864)
+        // The writer's own settings are back once the indexes are built on helper threads.
+        let writerSettings = try await temporary.store.write { db in
+            try ["temp_store", "threads", "cache_size"].map { try Int.fetchOne(db, sql: "PRAGMA \($0)") }
+        }
+        #expect(writerSettings == [2, 0, -65536])
         let found = try await temporary.store.products(ProductFilter(search: "name"), page: PageRequest(pageSize: 10)).rows
         #expect(found.map(\.product.serialCode) == ["A", "B", "C", "D", "E"])
         #expect(try await temporary.store.check().isEmpty)

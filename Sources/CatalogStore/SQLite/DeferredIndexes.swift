@@ -7,8 +7,8 @@ import GRDB
 /// cost a first import of 100,000 products about as much as the rows themselves (0.50 s against 0.15 s for building
 /// them afterwards, in the `sqlite3` library of this machine). The same holds for what triggers derive row by row: the
 /// search index, whose words FTS5 builds from the finished table in one pass, and the category counts, one `GROUP BY`
-/// of the finished table (0.7 s at a million products, against 1.5 s for the trigger's million upserts). Both happen
-/// inside the transaction: readers never see the table without its indexes or counts, and a run that rolls back leaves
+/// of the finished table (0.7 s at a million products, against 1.5 s for the trigger's million upserts). All of it
+/// happens inside the transaction: readers never see the table without its indexes or counts, and a run that rolls back leaves
 /// them as they were.
 struct DeferredIndexes {
     /// Triggers that keep something derived from a table's rows, and the statements that derive it from the finished table.
@@ -78,10 +78,17 @@ struct DeferredIndexes {
     private static func sortingOnHelperThreads(_ db: Database, _ body: () throws -> Void) throws {
         let settings = ["temp_store", "threads", "cache_size"]
         let kept = try settings.map { setting in try Int.fetchOne(db, sql: "PRAGMA \(setting)") ?? 0 }
-        try db.execute(sql: "PRAGMA temp_store = FILE; PRAGMA threads = 2; PRAGMA cache_size = -2000")
-        defer {
-            for (setting, value) in zip(settings, kept) { try? db.execute(sql: "PRAGMA \(setting) = \(value)") }
+        func restore() throws {
+            for (setting, value) in zip(settings, kept) { try db.execute(sql: "PRAGMA \(setting) = \(value)") }
         }
-        try body()
+        try db.execute(sql: "PRAGMA temp_store = FILE; PRAGMA threads = 2; PRAGMA cache_size = -2000")
+        do {
+            try body()
+        } catch {
+            // The failure is what the caller needs to hear; the transaction rolls back either way.
+            try? restore()
+            throw error
+        }
+        try restore()
     }
 }
