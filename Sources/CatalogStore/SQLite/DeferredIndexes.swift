@@ -18,7 +18,7 @@ struct DeferredIndexes {
 
         /// The search index of `index`, built from the rows.
         static func searchIndex(_ index: SQLiteSearchIndex) -> Derived {
-            Derived(triggerPrefix: index.table + "_", derive: ["INSERT INTO \(index.table) (\(index.table)) VALUES ('rebuild')"])
+            Derived(triggerPrefix: index.table + "_", derive: [index.rebuildSQL])
         }
 
         /// Each category's products and products in stock, counted from the rows (without an index, which lacks the stock).

@@ -39,7 +39,7 @@ extension SQLiteCatalogStore {
                     return nil
                 } catch let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT {
                     return "search index \(index.table): does not match the rows it indexes (\(error.message ?? "corrupt")); rebuild it with "
-                        + "INSERT INTO \(index.table) (\(index.table)) VALUES ('rebuild')"
+                        + index.rebuildSQL
                 }
             }
         }

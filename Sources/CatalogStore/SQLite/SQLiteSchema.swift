@@ -137,7 +137,7 @@ enum SQLiteSchema {
                 CREATE TRIGGER \(index.table)_insert AFTER INSERT ON \(table) BEGIN \(add) END;
                 CREATE TRIGGER \(index.table)_delete AFTER DELETE ON \(table) BEGIN \(remove) END;
                 CREATE TRIGGER \(index.table)_update AFTER UPDATE OF \(list) ON \(table) WHEN \(changed) BEGIN \(remove) \(add) END;
-                INSERT INTO \(index.table) (\(index.table)) VALUES ('rebuild');
+                \(index.rebuildSQL);
                 """
         }
         // Categories have no rowid to share: their index holds the names, a few hundred at most.

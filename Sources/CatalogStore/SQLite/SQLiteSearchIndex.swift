@@ -17,6 +17,9 @@ struct SQLiteSearchIndex {
     /// Categories have no rowid: their index holds the name itself.
     static let categories = SQLiteSearchIndex(table: "category_search", fields: .categories, rowColumn: "name", indexColumn: "name")
 
+    /// The statement that builds the index again from the rows it indexes (FTS5's `rebuild` command).
+    var rebuildSQL: String { "INSERT INTO \(table) (\(table)) VALUES ('rebuild')" }
+
     /// The FTS5 query of `query` in `columns`, every searched column when nil: each part quoted, so that nothing a
     /// user typed is read as an operator (the parts hold letters and digits only).
     static func matchText(_ query: SearchQuery, columns: [String]? = nil) -> String {
