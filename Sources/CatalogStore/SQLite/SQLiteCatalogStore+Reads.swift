@@ -48,8 +48,13 @@ extension SQLiteCatalogStore {
     ) async throws -> Page<Rows> {
         let request = request.ranked(by: filter.searchQuery, in: .products)
         let frequentTerms = frequentTerms
-        if try Self.indexAnswers(filter, request),
-            let page = try directReaders.read({ try Self.products(filter, page: request, into: rows, frequentTerms: frequentTerms, $0) })
+        let indexAnswers = try Self.indexAnswers(filter, request)
+        if indexAnswers || Self.matchesNothing(filter, frequentTerms.latest),
+            case let page?? = try directReaders.read({ reader -> Page<Rows>? in
+                // Sets of an earlier version may not know a word written since, which may match many products.
+                guard try indexAnswers || frequentTerms.terms(at: StoreVersions.fetch(reader).products) != nil else { return nil }
+                return try Self.products(filter, page: request, into: rows, frequentTerms: frequentTerms, reader)
+            })
         {
             return page
         }
@@ -65,6 +70,14 @@ extension SQLiteCatalogStore {
         otherFilters.category = nil
         // products_by_category holds each category's products by serial_code.
         return filter.isEmpty ? indexOrderedFields.contains(field) : otherFilters.isEmpty && field == "serial_code"
+    }
+
+    /// Whether the sets of frequent words say that the search matches no product (a word no product holds): when
+    /// they are of the version read, the page is answered from the versions alone, in microseconds, so on the
+    /// calling thread too.
+    private static func matchesNothing(_ filter: ProductFilter, _ terms: FrequentTerms?) -> Bool {
+        guard let terms, let search = filter.searchQuery else { return false }
+        return terms.matchesNothing(terms.expanded(search))
     }
 
     /// The orderings of products an index gives (`DirectReadTests` asks SQLite's plans).
