@@ -193,6 +193,70 @@ struct PostgresPlanTests {
         #expect(failures.isEmpty, "\(failures.count) plans read the table or sort more than the matches:\n\(failures.joined(separator: "\n"))")
     }
 
+    /// The plain pages (`PostgresPlainPages`) as the generic-plan pool's connections prepare them, planned once for
+    /// any cursor: each reads its ordering's index.
+    @Test func preparedPlainPagesReadTheirOrderingsIndexForAnyCursor() async throws {
+        let statements = PostgresPlainPages.statements
+        // Six orderings, a first page each way, and the pages on either side of a cursor (the page before a cursor by
+        // stock is the page after one by -stock).
+        #expect(statements.count == 24)
+        #expect(Set(statements).count == statements.count)
+        #expect(!statements.contains(""))
+        let prepared =
+            ["SELECT set_config('plan_cache_mode', 'force_generic_plan', true)"]
+            + statements.enumerated().map { "PREPARE plain_page_\($0.offset) AS \($0.element)" }
+        let failures = try await Self.failures(prepared: prepared) {
+            // A utility statement takes no parameters: the values are written out, in the order the statement has them
+            // (the cursor's sort value unless it is the key, its key, the page size).
+            statements.enumerated().map { index, sql in
+                let values = sql.contains("$3") ? ["'a'", "'K'", "21"] : sql.contains("$2") ? ["'K'", "21"] : ["21"]
+                let integers = values.count == 3 && (sql.contains("price_micros AS position_sort") || sql.contains("stock AS position_sort"))
+                return (
+                    "the prepared plain page \(index)",
+                    "EXECUTE plain_page_\(index)(\((integers ? ["7"] + values.dropFirst() : values).joined(separator: ", ")))", PostgresBindings()
+                )
+            }
+        }
+        guard let failures else { return }
+        #expect(failures.isEmpty, "\(failures.count) plans read the table or sort:\n\(failures.joined(separator: "\n"))")
+    }
+
+    /// A walk of the products in plain orderings, forwards and back, reads its pages through the generic-plan pool's
+    /// prepared statements, planned once.
+    @Test func plainPagesAreReadPreparedWithOnePlan() async throws {
+        guard StoreBackend.available.contains(.postgres) else { return }
+        let temporary = try await TestStore.open(.postgres)
+        defer { temporary.remove() }
+        let store = try #require(temporary.store as? PostgresCatalogStore)
+        _ = try await store.upsertProducts((0..<30).map { try product(String(format: "P%02d", $0), stock: $0 % 4) }, author: "api")
+        var walked: [String] = []
+        for ordering in ["stock", "-stock"] {
+            var request = PageRequest(ordering: ordering, pageSize: 4)
+            for _ in 0..<3 {
+                let page = try await store.products(ProductFilter(), page: request)
+                walked += page.rows.map(\.product.serialCode)
+                request.cursor = page.nextCursor
+            }
+            let back = try await store.products(ProductFilter(), page: PageRequest(ordering: ordering, pageSize: 4, cursor: request.cursor))
+            request.cursor = back.previousCursor
+            walked += try await store.products(ProductFilter(), page: request).rows.map(\.product.serialCode)
+        }
+        #expect(walked.count == 32)
+        // Run one after another, the pages had one connection of the pool: the one asked here.
+        let plans = try await store.genericPlans.client.withConnection { connection in
+            var plans: [String: Int] = [:]
+            let query: PostgresQuery = "SELECT name, generic_plans FROM pg_prepared_statements WHERE name LIKE 'catalogd_plain_page_%'"
+            for try await (name, generic) in try await connection.query(query, logger: Self.logger).decode((String, Int).self) {
+                plans[name] = generic
+            }
+            return plans
+        }
+        // A first page each way, and the two pages from a cursor: after one by stock, as before one by -stock (3 and 1
+        // times), and the other way round.
+        #expect(plans.count == 4, "\(plans)")
+        #expect(plans.values.reduce(0, +) == 10)
+    }
+
     /// The rule above finds what it is meant to: a sort of the table's rows, and a read of the whole table.
     @Test func aSortOfAnythingButTheMatchesIsAProblem() {
         let sortsMatches = """

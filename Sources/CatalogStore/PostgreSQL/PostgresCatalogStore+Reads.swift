@@ -33,17 +33,6 @@ extension PostgresCatalogStore {
         let request = request.ranked(by: query.search, in: .products)
         let shelf = frequentTerms
         let terms = shelf.unlessOutdated
-        if let terms, let search = query.search, terms.expanded(search) != search {
-            // A prefix spelled out as the words of the index holds only at the sets' version: read in a snapshot of it.
-            return try await transaction(.read) { [logger] connection in
-                let current = try await Self.versions(connection, logger: logger).products
-                shelf.noteRead(productsVersion: current)
-                let sets = current == terms.productsVersion ? terms : nil
-                return try await products(
-                    filter, search: sets?.expanded(search) ?? search, page: request, connection, walkIn: .single, terms: sets, into: rows
-                ).page
-            }
-        }
         return try await transaction(.single) { [logger] connection in
             if let terms, let search = query.search, terms.matchesNothing(search) {
                 // Nothing matches at the sets' version: one statement tells whether it is the current one.
@@ -54,10 +43,12 @@ extension PostgresCatalogStore {
                     return Page(rows: rows, count: 0, nextCursor: nil, previousCursor: nil, versions: versions)
                 }
             }
-            let read = try await products(filter, search: query.search, page: request, connection, walkIn: .read, terms: terms, into: rows)
+            // A prefix spelled out as the words the sets know holds only at their version, as a count from the sets
+            // does: the page, read in one snapshot, tells its version, and one of another is read again without them.
+            let search = query.search.map { terms?.expanded($0) ?? $0 }
+            let read = try await products(filter, search: search, page: request, connection, walkIn: .read, terms: terms, into: rows)
             shelf.noteRead(productsVersion: read.page.versions.products)
-            guard read.countedFromSets, read.page.versions.products != terms?.productsVersion else { return read.page }
-            // The sets' count is of another products version than the page's snapshot: counted by the engine instead.
+            guard read.countedFromSets || search != query.search, read.page.versions.products != terms?.productsVersion else { return read.page }
             return try await products(filter, search: query.search, page: request, connection, walkIn: .read, terms: nil, into: rows).page
         }
     }
@@ -94,12 +85,18 @@ extension PostgresCatalogStore {
         }
     }
 
+    /// The product and the versions in one statement, so from one snapshot without a transaction: one round trip.
     public func product(serialCode: String) async throws -> (ProductRow?, StoreVersions) {
-        try await transaction(.read) { connection in
-            let rows = try await fetch(
-                connection, "SELECT \(PostgresRows.productColumns) FROM products WHERE serial_code = $1", [serialCode]
-            ) { row in try PostgresRows.withStoredProduct(row, ProductRow.init) }
-            return (rows.first, try await Self.versions(connection, logger: logger))
+        let sql = """
+            SELECT found.*, meta.* FROM (SELECT \(Self.versionColumns)) AS meta
+            LEFT JOIN LATERAL (SELECT \(PostgresRows.productColumns) FROM products WHERE serial_code = $1) AS found ON true
+            """
+        return try await transaction(.single) { connection in
+            let read = try await fetch(connection, sql, [serialCode]) { row in
+                (try row[0].bytes == nil ? nil : PostgresRows.withStoredProduct(row, ProductRow.init), try Self.versions(from: row))
+            }
+            guard let (product, versions) = read.first else { throw StoreUnavailable(store: description, reason: "a product's read returned no row") }
+            return (product, versions)
         }
     }
 

@@ -1,13 +1,14 @@
 import Logging
 import PostgresNIO
 
-/// A pool of its own for the prepared first word pages (`PostgresWordPage`): its connections start with
+/// A pool of its own for the prepared first word pages (`PostgresWordPage`) and plain pages (`PostgresPlainPages`):
+/// its connections start with
 /// `plan_cache_mode = force_generic_plan`, so PostgreSQL plans such a statement once per connection and keeps that plan
 /// for any word. Planning it for each word took about as long as running it. The store's own pool cannot take the
 /// setting: it applies to the unnamed statements of every other read as well, and a page of a common word planned
 /// without its values took seconds.
 ///
-/// A word page is one statement that reads the versions beside its rows, so it needs no other statement's snapshot
+/// Such a page is one statement that reads the versions beside its rows, so it needs no other statement's snapshot
 /// and may run on any connection.
 struct PostgresGenericPlanPool: Sendable {
     let client: PostgresClient
@@ -16,9 +17,17 @@ struct PostgresGenericPlanPool: Sendable {
 
     /// The rows of a word page, read on one of this pool's connections.
     func rows(of page: PreparedWordPage, logger: Logger) async throws -> [PostgresRandomAccessRow] {
-        try await PostgresCatalogStore.transaction(.single, on: client, connectionWait: connectionWait, store: store, logger: logger) {
-            connection in
-            try await connection.rows(of: page, logger: logger)
-        }
+        try await rows(logger: logger) { connection in try await connection.rows(of: page, logger: logger) }
+    }
+
+    /// The rows of a plain page (`PostgresPlainPages`), read on one of this pool's connections.
+    func rows(ofPlainPage number: Int, binds: PostgresBindings, logger: Logger) async throws -> [PostgresRandomAccessRow] {
+        try await rows(logger: logger) { connection in try await connection.rows(ofPlainPage: number, binds: binds, logger: logger) }
+    }
+
+    private func rows(
+        logger: Logger, _ read: @Sendable @escaping (PostgresConnection) async throws -> [PostgresRandomAccessRow]
+    ) async throws -> [PostgresRandomAccessRow] {
+        try await PostgresCatalogStore.transaction(.single, on: client, connectionWait: connectionWait, store: store, logger: logger, read)
     }
 }

@@ -23,7 +23,8 @@ struct PostgresListing {
     /// ranked page of more than `fewMatchLimit` is walked without first trying the statement of few matches, and a
     /// first page of more than `sortedMatchLimit` is first read from its best rank alone (`firstRankPage`).
     var knownMatches: Int?
-    /// Where the prepared first word pages run (`PostgresWordPage`); on the caller's connection without.
+    /// Where the prepared first word pages (`PostgresWordPage`) and plain pages (`PostgresPlainPages`) run; on the
+    /// caller's connection without.
     var genericPlans: PostgresGenericPlanPool?
 
     /// How many times an empty page is read before giving up, when commits keep filling it in between.
@@ -100,8 +101,10 @@ struct PostgresListing {
         var fetched: [PostgresRandomAccessRow] = []
         var metaRow: PostgresRandomAccessRow?
         for _ in 0..<Self.emptyPageAttempts where metaRow == nil {
-            for try await row in try await connection.query(PostgresQuery(unsafeSQL: statement.page, binds: statement.binds), logger: logger) {
-                fetched.append(row.makeRandomAccess())
+            if let number = PostgresPlainPages.number(of: statement.page), let genericPlans {
+                fetched = try await genericPlans.rows(ofPlainPage: number, binds: statement.binds, logger: logger)
+            } else {
+                fetched = try await connection.rows(of: (statement.page, statement.binds), logger: logger)
             }
             if let first = fetched.first {
                 metaRow = first

@@ -1,0 +1,85 @@
+import CatalogStore
+import Logging
+import PostgresNIO
+
+/// The pages of all products in one of their orderings, with no filter and no search (`?ordering=stock`, and the
+/// pages after it), as statements the generic-plan pool's connections prepare once and plan once for any cursor
+/// (`PostgresGenericPlanPool`): parsing and planning such a page took twice as long as running it (0.44 ms a first
+/// page by stock at a million products, 0.14 prepared with one plan; pgbench). Whatever its values, such a page is
+/// a range of its ordering's index (`PostgresPlanTests` asks for that plan).
+///
+/// postgres-nio names a prepared statement and its SQL by its type, so each of these statements is a type of its
+/// own: `PostgresPlainPage` of a number (`PlainPageNumber`), its place in `statements`.
+enum PostgresPlainPages {
+    /// Each plain ordering of products, ascending and descending: its first page, and its pages after and before a
+    /// cursor, as `PostgresListing.pageStatement` makes them for a request without filters; once each (the page
+    /// before a cursor in one direction is the statement of the page after one in the other).
+    static let statements: [String] = {
+        var seen: Set<String> = []
+        let orderings = ListOrdering.products.fields.filter { $0 != ListOrdering.relevance }.flatMap { [$0, "-" + $0] }
+        return orderings.flatMap(pages).filter { seen.insert($0).inserted }
+    }()
+
+    /// The statements of the first page of `ordering`, and of its pages after and before a cursor.
+    private static func pages(_ ordering: String) -> [String] {
+        let field = ordering.hasPrefix("-") ? String(ordering.dropFirst()) : ordering
+        let sortValue: ListCursor.Value = ListOrdering.products.integerFields.contains(field) ? .integer(0) : .text("")
+        let cursors = [ListCursor.Direction.next, .previous].map {
+            ListCursor(ordering: ordering, direction: $0, sortValue: sortValue, key: .text("")).encoded()
+        }
+        return ([nil] + cursors).map { cursor in
+            var conditions = PostgresConditions()
+            let count = PostgresCatalogStore.productCount(ProductFilter().query, &conditions)
+            // An ordering of `fields` with a cursor of its own kind: the statement is always made.
+            let request = PageRequest(ordering: ordering, cursor: cursor)
+            return (try? PostgresListing.products.pageStatement(request, conditions: conditions, count: count))?.page ?? ""
+        }
+    }
+
+    private static let numbers = Dictionary(uniqueKeysWithValues: statements.enumerated().map { ($0.element, $0.offset) })
+
+    /// The number of the statement whose SQL is `sql`; nil for any other.
+    static func number(of sql: String) -> Int? {
+        numbers[sql]
+    }
+}
+
+/// A number as a type: the first, and the one after another.
+protocol PlainPageNumber {
+    static var value: Int { get }
+}
+
+enum FirstPlainPage: PlainPageNumber {
+    static var value: Int { 0 }
+}
+
+enum NextPlainPage<Previous: PlainPageNumber>: PlainPageNumber {
+    static var value: Int { Previous.value + 1 }
+}
+
+/// The statement `PostgresPlainPages.statements[Number.value]`, prepared.
+struct PostgresPlainPage<Number: PlainPageNumber>: PostgresPreparedStatement {
+    // Short: PostgreSQL keeps 63 bytes of a prepared statement's name, and a type's full name is longer.
+    static var name: String { "catalogd_plain_page_\(Number.value)" }
+    static var sql: String { PostgresPlainPages.statements[Number.value] }
+    let binds: PostgresBindings
+
+    func makeBindings() -> PostgresBindings { binds }
+
+    func decodeRow(_ row: PostgresRow) -> PostgresRandomAccessRow { row.makeRandomAccess() }
+}
+
+extension PostgresConnection {
+    /// The rows of the plain page numbered `number` (`PostgresPlainPages`), prepared once per connection: its type
+    /// is found by counting up from `Number`.
+    func rows<Number: PlainPageNumber>(
+        ofPlainPage number: Int, binds: PostgresBindings, from _: Number.Type = FirstPlainPage.self, logger: Logger
+    ) async throws -> [PostgresRandomAccessRow] {
+        guard number > Number.value else {
+            var fetched: [PostgresRandomAccessRow] = []
+            for try await row in try await execute(PostgresPlainPage<Number>(binds: binds), logger: logger) { fetched.append(row) }
+            return fetched
+        }
+        return try await rows(ofPlainPage: number, binds: binds, from: NextPlainPage<Number>.self, logger: logger)
+    }
+}
