@@ -5,10 +5,12 @@ sqlite-utils on the same long-tail listing (scripts/longtail.py), measured in on
     scripts/bench-search [--count 1000000] [--postgres]      (the wrapper builds, installs the anchors, starts PostgreSQL)
 
 Prints one table of first reads (the response cache off, so that each request reads the store; median of --rounds
-requests, each a distinct URL) with the issue's target beside each, the import times, and writes
+requests, each a distinct URL; each round asks catalogd on SQLite, on PostgreSQL and tantivy's HTTP server in turn)
+with the issue's target beside each, the import times, and writes
 bench/search-results-1m.json (-COUNT.json at another size). Loopback only; every server it starts, it stops.
 """
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -110,17 +112,28 @@ def catalogd_requests(words):
     ]
 
 
-def measure_catalogd(served, requests, rounds):
-    results = {}
-    for label, target, paths in requests:
-        times = []
+def measure_interleaved(served, requests, tantivy_base, tantivy_texts, rounds):
+    """Medians of first reads, by server and label: each round asks every server in turn, so that whatever the host
+    does meanwhile (a page cache it reclaims, a flush) falls on each of them alike. `served` maps a name to a catalogd
+    server; tantivy's HTTP server answers the labels of `tantivy_texts`."""
+    times = {name: {} for name in list(served) + ["tantivy over HTTP"]}
+    for label, _, paths in requests:
         for round_index in range(rounds):
-            path = paths[round_index % len(paths)]
             # Page size varies with the round: the same words read again would be the same statement's second run.
-            elapsed, _ = served.ms(path + ("&" if "?" in path else "?") + f"page_size={20 + round_index}")
-            times.append(elapsed)
-        results[label] = {"median_ms": statistics.median(times), "target_ms": target}
-    return results
+            page_size = f"page_size={20 + round_index}"
+            path = paths[round_index % len(paths)]
+            for name, server in served.items():
+                elapsed, _ = server.ms(path + ("&" if "?" in path else "?") + page_size)
+                times[name].setdefault(label, []).append(elapsed)
+            if label in tantivy_texts:
+                texts = tantivy_texts[label]
+                text = urllib.parse.quote(texts[round_index % len(texts)])
+                elapsed, _ = timed_get(f"{tantivy_base}/products?search={text}&{page_size}")
+                times["tantivy over HTTP"].setdefault(label, []).append(elapsed)
+    targets = {label: target for label, target, _ in requests}
+    return {name: {label: {"median_ms": statistics.median(values), **({"target_ms": targets[label]} if name in served else {})}
+                   for label, values in by_label.items()}
+            for name, by_label in times.items()}
 
 
 TANTIVY_FIELDS = ("name", "brand", "description", "category")
@@ -142,10 +155,9 @@ def tantivy_queries(words):
     }
 
 
-def tantivy_anchor(listing, words, rounds, work):
-    """Builds a tantivy index of the listing (every field stored, as catalogd's pages show them), then measures each
-    search in-process and over HTTP on loopback (`serve_tantivy` in a process of its own, asked with the client
-    that asks catalogd), top page_size with the count, as catalogd answers."""
+def tantivy_build(listing, work):
+    """Builds a tantivy index of the listing (every field stored, as catalogd's pages show them); returns the
+    seconds it took and its folder."""
     import tantivy
     builder = tantivy.SchemaBuilder()
     for field in TANTIVY_FIELDS:
@@ -163,10 +175,15 @@ def tantivy_anchor(listing, words, rounds, work):
             writer.add_document(tantivy.Document(**{field: record[field] for field in TANTIVY_FIELDS + ("serial_code",)}))
     writer.commit()
     writer.wait_merging_threads()
-    build = time.perf_counter() - started
-    index.reload()
+    return time.perf_counter() - started, path
+
+
+def tantivy_in_process(path, words, rounds):
+    """Each search of `tantivy_queries` in this process: the top page_size with the count, as catalogd answers."""
+    import tantivy
+    index = tantivy.Index.open(path)
     searcher = index.searcher()
-    in_process, over_http = {}, {}
+    in_process = {}
     for label, texts in tantivy_queries(words).items():
         times = []
         for round_index in range(rounds):
@@ -176,19 +193,29 @@ def tantivy_anchor(listing, words, rounds, work):
             _ = [searcher.doc(address)["serial_code"] for _, address in hits.hits]
             times.append((time.perf_counter() - started) * 1000)
         in_process[label] = {"median_ms": statistics.median(times)}
-    port = free_port()
-    with Processes(timeout=20) as processes:
-        processes.start(None, [sys.executable, __file__, "--serve-tantivy", path, "--port", str(port)])
-        base = f"http://127.0.0.1:{port}"
-        wait_for(base + "/readyz")
-        for label, texts in tantivy_queries(words).items():
-            times = []
-            for round_index in range(rounds):
-                text = urllib.parse.quote(texts[round_index % len(texts)])
-                elapsed, _ = timed_get(f"{base}/products?search={text}&page_size={20 + round_index}")
-                times.append(elapsed)
-            over_http[label] = {"median_ms": statistics.median(times)}
-    return build, in_process, over_http
+    return in_process
+
+
+class TantivyServed:
+    """`serve_tantivy` in a process of its own on a loopback port, asked with the client that asks catalogd;
+    stopped on exit."""
+
+    def __init__(self, path):
+        self.port = free_port()
+        self.processes = Processes(timeout=20)
+        self.processes.start(None, [sys.executable, __file__, "--serve-tantivy", path, "--port", str(self.port)])
+        self.base = f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self):
+        try:
+            wait_for(self.base + "/readyz")
+        except BaseException:
+            self.processes.stop_all()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        self.processes.stop_all()
 
 
 def serve_tantivy(path, port):
@@ -281,21 +308,21 @@ def main():
         result["imports"]["catalogd (SQLite), with its search index"] = statistics.median(runs["catalogd (SQLite)"])
         result["imports"]["sqlite-utils insert + enable-fts"] = statistics.median(runs["sqlite-utils"])
         requests = catalogd_requests(words)
-        settle()
-        with Served(binary, database) as served:
-            result["frequent_terms_seconds"]["SQLite"] = served.frequent_terms_seconds
-            result["reads"]["catalogd SQLite"] = measure_catalogd(served, requests, args.rounds)
         if args.postgres_url:
             result["imports"]["catalogd (PostgreSQL), with its search index"] = timed(
                 [binary, "import", "products", "--from", listing, "--database", args.postgres_url])
-            settle()
-            with Served(binary, args.postgres_url) as served:
-                result["frequent_terms_seconds"]["PostgreSQL"] = served.frequent_terms_seconds
-                result["reads"]["catalogd PostgreSQL"] = measure_catalogd(served, requests, args.rounds)
-        build, in_process, over_http = tantivy_anchor(listing, words, args.rounds, work)
+        build, tantivy_path = tantivy_build(listing, work)
         result["imports"]["tantivy index build (Python bindings)"] = build
-        result["reads"]["tantivy"] = in_process
-        result["reads"]["tantivy over HTTP"] = over_http
+        result["reads"]["tantivy"] = tantivy_in_process(tantivy_path, words, args.rounds)
+        settle()
+        with contextlib.ExitStack() as stack:
+            served = {"catalogd SQLite": stack.enter_context(Served(binary, database))}
+            if args.postgres_url:
+                served["catalogd PostgreSQL"] = stack.enter_context(Served(binary, args.postgres_url))
+            for name, server in served.items():
+                result["frequent_terms_seconds"][name.removeprefix("catalogd ")] = server.frequent_terms_seconds
+            tantivy_base = stack.enter_context(TantivyServed(tantivy_path)).base
+            result["reads"].update(measure_interleaved(served, requests, tantivy_base, tantivy_queries(words), args.rounds))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print_table(result)
