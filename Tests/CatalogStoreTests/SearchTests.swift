@@ -518,6 +518,33 @@ extension SearchTests {
         }
     }
 
+    /// A word most products of a small catalogue hold has fewer matches than `sortedMatchLimit` but is dense among
+    /// the rows: its first page is read from its best rank alone, in the rows' order, not from all its matches
+    /// sorted (in a catalogue of 20,000 products, 20 ms for such a word).
+    @Test func aWordMostProductsOfASmallCatalogueHoldIsReadFromItsBestRank() async throws {
+        guard StoreBackend.available.contains(.postgres) else { return }
+        let lines = RecordedLines()
+        var logger = Logger(label: "catalogd-tests") { _ in RecordingLogHandler(lines: lines) }
+        logger.logLevel = .trace
+        let temporary = try await TestStore.open(.postgres, logger: logger)
+        defer { temporary.remove() }
+        var store = try #require(temporary.store as? PostgresCatalogStore)
+        // More matches than a page of few matches reads, far fewer than the sorted walk's limit.
+        store.fewMatchLimit = 10
+        let listing = try (0..<60).map { index in
+            Product(
+                serialCode: String(format: "L%02d", index), name: "\(index % 10 == 9 ? "chair" : "lamp") \(index)", category: "c",
+                price: try Price(parsing: "1"))
+        }
+        try await Self.importListing(listing, into: store)
+        _ = try await store.refreshFrequentTerms(FrequentTermPolicy())
+        lines.removeAll()
+        let page = try await store.products(ProductFilter(search: "lamp "), page: PageRequest(pageSize: 5))
+        #expect(page.count == 54)
+        #expect(page.rows.map(\.product.serialCode) == ["L00", "L01", "L02", "L03", "L04"])
+        #expect(lines.all.contains { $0.contains("reading a first page from the best rank") })
+    }
+
     /// `check` compares each search index with the rows: here, behind the store's back, the index stops following
     /// the rows (SQLite: a trigger dropped; PostgreSQL: the folding function replaced).
     @Test(arguments: StoreBackend.available) func checkFindsASearchIndexThatNoLongerFollowsTheRows(_ backend: StoreBackend) async throws {

@@ -12,7 +12,8 @@
 public struct FrequentTerms: Sendable {
     /// The products version the sets were read at.
     public let productsVersion: Int64
-    private let largestRowNumber: Int64
+    /// The products' row numbers run from 0 through this one (with gaps where rows were deleted).
+    public let largestRowNumber: Int64
     private let sets: [String: RowNumberSet]
     private let columns: [ProductFacetField: FacetColumn]
     private let vocabulary: Vocabulary?

@@ -68,6 +68,7 @@ extension PostgresCatalogStore {
         if count == nil, let known { count = "SELECT \(known)" }
         // A hint for reading a ranked page; it is right either way.
         listing.knownMatches = search == nil ? nil : known
+        listing.knownLargestRowNumber = terms?.largestRowNumber
         let page = try await listing.page(
             connection, request: request, filters: filters, search: search, count: count, walkIn: walkIn, store: description,
             logger: logger, into: rows

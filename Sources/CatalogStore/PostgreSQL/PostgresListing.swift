@@ -23,6 +23,9 @@ struct PostgresListing {
     /// ranked page of more than `fewMatchLimit` is walked without first trying the statement of few matches, and a
     /// first page of more than `sortedMatchLimit` is first read from its best rank alone (`firstRankPage`).
     var knownMatches: Int?
+    /// The largest row number of the products when `knownMatches` was told (`FrequentTerms.largestRowNumber`): how
+    /// dense the matches are among the rows.
+    var knownLargestRowNumber: Int64?
     /// Where the prepared first word pages (`PostgresWordPage`) and plain pages (`PostgresPlainPages`) run; on the
     /// caller's connection without.
     var genericPlans: PostgresGenericPlanPool?

@@ -205,7 +205,7 @@ extension PostgresListing {
             case .more, .unanswered: continue
             }
         }
-        if let count, let knownMatches, knownMatches > sortedMatchLimit, walk.cursorPosition == nil,
+        if let count, let knownMatches, readsFirstRankAlone(knownMatches), walk.cursorPosition == nil,
             let page = try await firstRankPage(
                 connection, walk: walk, filters: filters, search: search, count: count, logger: logger, into: rows, append: append)
         {
@@ -218,6 +218,17 @@ extension PostgresListing {
         }
     }
 
+    /// One row in this many, or more, matching a search: a walk of the rows in their order finds a page of its
+    /// matches within a few hundred rows.
+    static let denseMatches: Int64 = 20
+
+    /// Whether a first page of `known` matches is first read from its best rank alone (`firstRankPage`): more than
+    /// `sortedMatchLimit`, or dense among the rows (`denseMatches`), as a word most products of a small catalogue
+    /// hold is (its 18,600 matches of 20,000 products, read from the GIN index and sorted, took 20 ms).
+    private func readsFirstRankAlone(_ known: Int) -> Bool {
+        known > sortedMatchLimit || knownLargestRowNumber.map { Int64(known) * Self.denseMatches > $0 } ?? false
+    }
+
     /// The first page of a search with many matches when its first rank holds it: that rank's first matches in one
     /// statement, each row with the count (`count`, a scalar query on the filters' parameters) and the versions, so
     /// in one snapshot without a transaction; nil when the rank holds fewer than a page, which the walk then reads.
@@ -226,6 +237,7 @@ extension PostgresListing {
         logger: Logger, into rows: Rows, append: (inout Rows, PostgresRandomAccessRow) throws -> Void
     ) async throws -> Page<Rows>? {
         guard let step = walk.steps.first, !search.matchesNothing else { return nil }
+        logger.trace("reading a first page from the best rank")
         let statement = stepStatement(step, search: search, filters: filters, limit: walk.pageSize + 1, meta: Self.countAndVersions(count))
         var fetched: [PostgresRandomAccessRow] = []
         for try await row in try await connection.query(PostgresQuery(unsafeSQL: statement.sql, binds: statement.binds), logger: logger) {
