@@ -489,18 +489,28 @@ extension SearchTests {
         #expect(plans[PostgresFirstPrefixPage.sql] == [4, 0])
     }
 
-    /// PostgreSQL's table of each product's words has one entry per product for a whole word: when a word has more
-    /// than a page of few matches reads, so has the search index, and its statement is not run; a typed prefix,
-    /// whose entries may be several per product, still tries it. The pages are the same either way.
-    @Test func aWholeWordWithManyEntriesIsNotReadAgainFromTheSearchIndex() async throws {
-        guard StoreBackend.available.contains(.postgres) else { return }
+    /// A PostgreSQL store with `fewMatchLimit`, whose log lines down to trace are kept in `lines`; nil without a server.
+    static func tracedPostgresStore(fewMatchLimit: Int) async throws -> (TestStore, PostgresCatalogStore, RecordedLines)? {
+        guard StoreBackend.available.contains(.postgres) else { return nil }
         let lines = RecordedLines()
         var logger = Logger(label: "catalogd-tests") { _ in RecordingLogHandler(lines: lines) }
         logger.logLevel = .trace
         let temporary = try await TestStore.open(.postgres, logger: logger)
+        guard var store = temporary.store as? PostgresCatalogStore else {
+            temporary.remove()
+            Issue.record("a PostgreSQL test store is a \(type(of: temporary.store))")
+            return nil
+        }
+        store.fewMatchLimit = fewMatchLimit
+        return (temporary, store, lines)
+    }
+
+    /// PostgreSQL's table of each product's words has one entry per product for a whole word: when a word has more
+    /// than a page of few matches reads, so has the search index, and its statement is not run; a typed prefix,
+    /// whose entries may be several per product, still tries it. The pages are the same either way.
+    @Test func aWholeWordWithManyEntriesIsNotReadAgainFromTheSearchIndex() async throws {
+        guard let (temporary, store, lines) = try await Self.tracedPostgresStore(fewMatchLimit: 6) else { return }
         defer { temporary.remove() }
-        var store = try #require(temporary.store as? PostgresCatalogStore)
-        store.fewMatchLimit = 6
         let listing = try (0..<12).map { index in
             Product(serialCode: "L\(index)", name: "lamp\(index < 9 ? "" : "shade") \(index)", category: "c", price: try Price(parsing: "1"))
         }
@@ -522,15 +532,9 @@ extension SearchTests {
     /// the rows: its first page is read from its best rank alone, in the rows' order, not from all its matches
     /// sorted (in a catalogue of 20,000 products, 20 ms for such a word).
     @Test func aWordMostProductsOfASmallCatalogueHoldIsReadFromItsBestRank() async throws {
-        guard StoreBackend.available.contains(.postgres) else { return }
-        let lines = RecordedLines()
-        var logger = Logger(label: "catalogd-tests") { _ in RecordingLogHandler(lines: lines) }
-        logger.logLevel = .trace
-        let temporary = try await TestStore.open(.postgres, logger: logger)
-        defer { temporary.remove() }
-        var store = try #require(temporary.store as? PostgresCatalogStore)
         // More matches than a page of few matches reads, far fewer than the sorted walk's limit.
-        store.fewMatchLimit = 10
+        guard let (temporary, store, lines) = try await Self.tracedPostgresStore(fewMatchLimit: 10) else { return }
+        defer { temporary.remove() }
         let listing = try (0..<60).map { index in
             Product(
                 serialCode: String(format: "L%02d", index), name: "\(index % 10 == 9 ? "chair" : "lamp") \(index)", category: "c",
