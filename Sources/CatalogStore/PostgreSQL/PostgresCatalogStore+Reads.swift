@@ -31,6 +31,12 @@ extension PostgresCatalogStore {
     ) async throws -> Page<Rows> {
         let query = filter.query
         let request = request.ranked(by: query.search, in: .products)
+        if filter.isEmpty {
+            // A plain page (`PostgresPlainPages`), prepared on a connection of the generic-plan pool, the only one it takes.
+            return try await genericPlans.transaction(logger: logger) { connection in
+                try await products(filter, search: nil, page: request, connection, walkIn: .read, terms: nil, onGenericPlans: true, into: rows).page
+            }
+        }
         let shelf = frequentTerms
         let terms = shelf.unlessOutdated
         return try await transaction(.single) { [logger] connection in
@@ -54,14 +60,16 @@ extension PostgresCatalogStore {
     }
 
     /// One page of `filter` with `search` (its own, or spelled out), its count from `terms` when they answer it
-    /// (`countedFromSets`: the caller then compares the page's products version with theirs).
+    /// (`countedFromSets`: the caller then compares the page's products version with theirs); `onGenericPlans` when
+    /// `connection` is one of the generic-plan pool's.
     private func products<Rows: ProductPageRows>(
         _ filter: ProductFilter, search: SearchQuery?, page request: PageRequest, _ connection: PostgresConnection,
-        walkIn: PostgresTransactionKind, terms: FrequentTerms?, into rows: Rows
+        walkIn: PostgresTransactionKind, terms: FrequentTerms?, onGenericPlans: Bool = false, into rows: Rows
     ) async throws -> (page: Page<Rows>, countedFromSets: Bool) {
         let query = filter.query
         var filters = PostgresConditions(query.conditions)
         var listing = listing(.products)
+        listing.runsOnGenericPlans = onGenericPlans
         let known = terms.flatMap { $0.selection(filter, search: search)?.count ?? $0.brandCount(filter) }
         var count = Self.productCount(query, &filters)
         let countedFromSets = count == nil && known != nil

@@ -233,12 +233,12 @@ public struct PostgresCatalogStore: CatalogStore {
             imports: try row["imports_version"].decode(Int64.self), lastSeq: try row["last_seq"].decode(Int64.self))
     }
 
-    /// The versions, by the statement each connection prepares once (`PostgresVersionsStatement`): parsing and
-    /// planning its three subqueries took five times as long as running them, and a search that matches nothing
-    /// reads nothing else.
+    /// The versions, unprepared on the store's pools: postgres-nio keeps a statement whose preparation failed as failed
+    /// for the rest of its connection's life, and a read's transaction may be one that failed already. (The version
+    /// check's own connection prepares it, and is discarded on any failure: `PostgresCheckConnection`.)
     static func versions(_ connection: PostgresConnection, logger: Logger) async throws -> StoreVersions {
-        for try await versions in try await connection.execute(PostgresVersionsStatement(), logger: logger) {
-            return versions
+        for try await row in try await connection.query(PostgresQuery(unsafeSQL: "SELECT \(versionColumns)"), logger: logger) {
+            return try versions(from: row.makeRandomAccess())
         }
         throw UnreadableStoredValue(column: "versions", value: "no row")
     }

@@ -26,7 +26,8 @@ final class PostgresCheckConnection: Sendable {
         let deadline = connection.eventLoop.scheduleTask(in: TimeAmount(wait)) { Self.end(connection) }
         defer { deadline.cancel() }
         do {
-            return try await PostgresCatalogStore.versions(connection, logger: logger)
+            for try await versions in try await connection.execute(PostgresVersionsStatement(), logger: logger) { return versions }
+            throw UnreadableStoredValue(column: "versions", value: "no row")
         } catch {
             guard PostgresFailure.isConnectionFailure(error) || connection.isClosed else { throw error }
             discard(connection)

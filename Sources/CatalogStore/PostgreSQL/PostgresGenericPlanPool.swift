@@ -17,17 +17,13 @@ struct PostgresGenericPlanPool: Sendable {
 
     /// The rows of a word page, read on one of this pool's connections.
     func rows(of page: PreparedWordPage, logger: Logger) async throws -> [PostgresRandomAccessRow] {
-        try await rows(logger: logger) { connection in try await connection.rows(of: page, logger: logger) }
+        try await transaction(logger: logger) { connection in try await connection.rows(of: page, logger: logger) }
     }
 
-    /// The rows of a plain page (`PostgresPlainPages`), read on one of this pool's connections.
-    func rows(ofPlainPage number: Int, binds: PostgresBindings, logger: Logger) async throws -> [PostgresRandomAccessRow] {
-        try await rows(logger: logger) { connection in try await connection.rows(ofPlainPage: number, binds: binds, logger: logger) }
-    }
-
-    private func rows(
-        logger: Logger, _ read: @Sendable @escaping (PostgresConnection) async throws -> [PostgresRandomAccessRow]
-    ) async throws -> [PostgresRandomAccessRow] {
-        try await PostgresCatalogStore.transaction(.single, on: client, connectionWait: connectionWait, store: store, logger: logger, read)
+    /// Runs `body` on one of this pool's connections, outside a transaction (`PostgresTransactionKind.single`).
+    func transaction<Result: Sendable>(
+        logger: Logger, _ body: @Sendable @escaping (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await PostgresCatalogStore.transaction(.single, on: client, connectionWait: connectionWait, store: store, logger: logger, body)
     }
 }

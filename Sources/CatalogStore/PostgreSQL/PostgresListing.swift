@@ -21,14 +21,17 @@ struct PostgresListing {
     var sortedMatchLimit = Self.sortedMatches
     /// How many rows a search and the filters select, when the caller knows without asking (`FrequentTerms`): a
     /// ranked page of more than `fewMatchLimit` is walked without first trying the statement of few matches, and a
-    /// first page of more than `sortedMatchLimit` is first read from its best rank alone (`firstRankPage`).
+    /// first page of more than `sortedMatchLimit`, or of matches dense among the rows, is first read from its best
+    /// rank alone (`readsFirstRankAlone`).
     var knownMatches: Int?
     /// The largest row number of the products when `knownMatches` was told (`FrequentTerms.largestRowNumber`): how
     /// dense the matches are among the rows.
     var knownLargestRowNumber: Int64?
-    /// Where the prepared first word pages (`PostgresWordPage`) and plain pages (`PostgresPlainPages`) run; on the
-    /// caller's connection without.
+    /// Where the prepared first word pages run (`PostgresWordPage`); on the caller's connection without.
     var genericPlans: PostgresGenericPlanPool?
+    /// Whether the caller's connection is one of `PostgresGenericPlanPool`'s: then a plain page runs prepared on it
+    /// (`PostgresPlainPages`).
+    var runsOnGenericPlans = false
 
     /// How many times an empty page is read before giving up, when commits keep filling it in between.
     static let emptyPageAttempts = 3
@@ -104,8 +107,8 @@ struct PostgresListing {
         var fetched: [PostgresRandomAccessRow] = []
         var metaRow: PostgresRandomAccessRow?
         for _ in 0..<Self.emptyPageAttempts where metaRow == nil {
-            if let number = PostgresPlainPages.number(of: statement.page), let genericPlans {
-                fetched = try await genericPlans.rows(ofPlainPage: number, binds: statement.binds, logger: logger)
+            if runsOnGenericPlans, let number = PostgresPlainPages.number(of: statement.page) {
+                fetched = try await connection.rows(ofPlainPage: number, binds: statement.binds, logger: logger)
             } else {
                 fetched = try await connection.rows(of: (statement.page, statement.binds), logger: logger)
             }

@@ -218,9 +218,10 @@ extension PostgresListing {
         }
     }
 
-    /// One row in this many, or more, matching a search: a walk of the rows in their order finds a page of its
-    /// matches within a few hundred rows.
-    static let denseMatches: Int64 = 20
+    /// A search whose matches are at least one row in this many: its first page is read from its best rank alone
+    /// (`readsFirstRankAlone`), whose walk of the rows in their order reads at most this many rows for each match the
+    /// sorted read would read, when the best rank holds fewer than a page (a word in most descriptions and few names).
+    static let denseMatches: Int64 = 2
 
     /// Whether a first page of `known` matches is first read from its best rank alone (`firstRankPage`): more than
     /// `sortedMatchLimit`, or dense among the rows (`denseMatches`), as a word most products of a small catalogue

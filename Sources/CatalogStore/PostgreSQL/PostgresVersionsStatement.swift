@@ -1,8 +1,8 @@
 import CatalogStore
 import PostgresNIO
 
-/// The versions, as a statement prepared once per connection: the per-GET check and every read that asks for them
-/// alone run it again and again, and a prepared statement is neither parsed nor planned again.
+/// The versions, as a statement prepared once per connection: the per-GET check runs it on its own connection
+/// again and again, and a prepared statement is neither parsed nor planned again.
 struct PostgresVersionsStatement: PostgresPreparedStatement {
     static let sql = "SELECT \(PostgresCatalogStore.versionColumns)"
 

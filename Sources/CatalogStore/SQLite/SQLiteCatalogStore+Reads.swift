@@ -51,8 +51,10 @@ extension SQLiteCatalogStore {
         let indexAnswers = try Self.indexAnswers(filter, request)
         if indexAnswers || Self.matchesNothing(filter, frequentTerms.latest),
             case let page?? = try directReaders.read({ reader -> Page<Rows>? in
-                // Sets of an earlier version may not know a word written since, which may match many products.
-                guard try indexAnswers || frequentTerms.terms(at: StoreVersions.fetch(reader).products) != nil else { return nil }
+                // Only the sets of the version read tell: a word written since may match many products.
+                guard try indexAnswers || Self.matchesNothing(filter, frequentTerms.terms(at: StoreVersions.fetch(reader).products)) else {
+                    return nil
+                }
                 return try Self.products(filter, page: request, into: rows, frequentTerms: frequentTerms, reader)
             })
         {
