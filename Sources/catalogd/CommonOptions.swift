@@ -24,7 +24,7 @@ struct CommonOptions: ParsableArguments {
     @Option(
         help: """
             Most connections to a PostgreSQL store in the pool of reads and writes, at least \(StoreLocation.minimumPoolSize); as many \
-            again for the first pages of one-word searches and the plain pages of products (CATALOG_DATABASE_POOL_SIZE; \
+            again for the first pages of one-word searches and of plain orderings (CATALOG_DATABASE_POOL_SIZE; \
             default \(StoreLocation.defaultPoolSize)).
             """)
     var databasePoolSize: String?

@@ -32,7 +32,7 @@ extension PostgresCatalogStore {
         let query = filter.query
         let request = request.ranked(by: query.search, in: .products)
         if filter.isEmpty {
-            // A plain page (`PostgresPlainPages`), prepared on a connection of the generic-plan pool, the only one it takes.
+            // On a connection of the generic-plan pool, the only one it takes: a first page runs prepared (`PostgresPlainPages`).
             return try await genericPlans.transaction(logger: logger) { connection in
                 try await products(filter, search: nil, page: request, connection, walkIn: .read, terms: nil, onGenericPlans: true, into: rows).page
             }

@@ -1,7 +1,7 @@
 import Logging
 import PostgresNIO
 
-/// A pool of its own for the prepared first word pages (`PostgresWordPage`) and plain pages (`PostgresPlainPages`):
+/// A pool of its own for the prepared first word pages (`PostgresWordPage`) and first plain pages (`PostgresPlainPages`):
 /// its connections start with
 /// `plan_cache_mode = force_generic_plan`, so PostgreSQL plans such a statement once per connection and keeps that plan
 /// for any word. Planning it for each word took about as long as running it. The store's own pool cannot take the

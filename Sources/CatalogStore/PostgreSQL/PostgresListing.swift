@@ -29,7 +29,7 @@ struct PostgresListing {
     var knownLargestRowNumber: Int64?
     /// Where the prepared first word pages run (`PostgresWordPage`); on the caller's connection without.
     var genericPlans: PostgresGenericPlanPool?
-    /// Whether the caller's connection is one of `PostgresGenericPlanPool`'s: then a plain page runs prepared on it
+    /// Whether the caller's connection is one of `PostgresGenericPlanPool`'s: then a plain first page runs prepared on it
     /// (`PostgresPlainPages`).
     var runsOnGenericPlans = false
 
