@@ -51,11 +51,11 @@ extension SQLiteCatalogStore {
         let indexAnswers = try Self.indexAnswers(filter, request)
         if indexAnswers || Self.matchesNothing(filter, frequentTerms.latest),
             case let page?? = try directReaders.read({ reader -> Page<Rows>? in
+                let versions = try StoreVersions.fetch(reader)
+                let terms = frequentTerms.terms(at: versions.products)
                 // Only the sets of the version read tell: a word written since may match many products.
-                guard try indexAnswers || Self.matchesNothing(filter, frequentTerms.terms(at: StoreVersions.fetch(reader).products)) else {
-                    return nil
-                }
-                return try Self.products(filter, page: request, into: rows, frequentTerms: frequentTerms, reader)
+                guard indexAnswers || Self.matchesNothing(filter, terms) else { return nil }
+                return try Self.products(filter, page: request, into: rows, versions: versions, terms: terms, reader)
             })
         {
             return page
@@ -90,11 +90,19 @@ extension SQLiteCatalogStore {
     private static func products<Rows: ProductPageRows>(
         _ filter: ProductFilter, page request: PageRequest, into rows: Rows, frequentTerms: FrequentTermShelf, _ source: some SQLiteReading
     ) throws -> Page<Rows> {
+        let versions = try StoreVersions.fetch(source)
+        return try products(filter, page: request, into: rows, versions: versions, terms: frequentTerms.terms(at: versions.products), source)
+    }
+
+    /// `products` at `versions`, read in this read's transaction, with `terms`, the sets of frequent words of that
+    /// version when there are.
+    private static func products<Rows: ProductPageRows>(
+        _ filter: ProductFilter, page request: PageRequest, into rows: Rows, versions: StoreVersions, terms: FrequentTerms?,
+        _ source: some SQLiteReading
+    ) throws -> Page<Rows> {
         var rows = rows
         let query = filter.query
         let filters = SQLiteConditions(query.conditions)
-        let versions = try StoreVersions.fetch(source)
-        let terms = frequentTerms.terms(at: versions.products)
         let search = query.search.map { terms?.expanded($0) ?? $0 }
         if let search, terms?.matchesNothing(search) == true {
             try RankedWalk.check(request, ordering: productListing.ordering, ranks: SearchFields.products.ranks.count)
