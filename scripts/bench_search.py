@@ -38,24 +38,41 @@ def timed(command, **kwargs):
     return time.perf_counter() - started
 
 
-class Served:
-    """catalogd serving one store on a loopback port, stopped on exit."""
+class LoopbackServer:
+    """A server process on a free loopback port, ready once `/readyz` answers and `ready()` returns; stopped on exit."""
 
-    def __init__(self, binary, database):
+    def __init__(self, command):
         self.port = free_port()
         self.processes = Processes(timeout=20)
-        self.processes.start(None, [binary, "serve", "--port", str(self.port), "--database", database, "--films-url", "",
-                                    "--products-url", "", "--import-interval", "off", "--response-cache", "off", "--log-level", "warning"])
+        self.processes.start(None, command(self.port))
         self.base = f"http://127.0.0.1:{self.port}"
+
+    def ready(self):
+        pass
 
     def __enter__(self):
         try:
             wait_for(self.base + "/readyz")
-            self.frequent_terms_seconds = self.wait_for_frequent_terms()
+            self.ready()
         except BaseException:
             self.processes.stop_all()
             raise
         return self
+
+    def __exit__(self, *exc):
+        self.processes.stop_all()
+
+
+class Served(LoopbackServer):
+    """catalogd serving one store, ready once it has read its frequent words' sets."""
+
+    def __init__(self, binary, database):
+        super().__init__(lambda port: [binary, "serve", "--port", str(port), "--database", database, "--films-url", "",
+                                       "--products-url", "", "--import-interval", "off", "--response-cache", "off",
+                                       "--log-level", "warning"])
+
+    def ready(self):
+        self.frequent_terms_seconds = self.wait_for_frequent_terms()
 
     def wait_for_frequent_terms(self, timeout=600):
         """Seconds until the sets of the frequent words are read (FrequentTermsService, at start-up): the reads measured
@@ -67,9 +84,6 @@ class Served:
                     return time.perf_counter() - started
             time.sleep(0.5)
         raise RuntimeError(f"the frequent words' sets were not read within {timeout} s")
-
-    def __exit__(self, *exc):
-        self.processes.stop_all()
 
     def ms(self, path):
         return timed_get(self.base + path)
@@ -196,26 +210,11 @@ def tantivy_in_process(path, words, rounds):
     return in_process
 
 
-class TantivyServed:
-    """`serve_tantivy` in a process of its own on a loopback port, asked with the client that asks catalogd;
-    stopped on exit."""
+class TantivyServed(LoopbackServer):
+    """`serve_tantivy` in a process of its own, asked with the client that asks catalogd."""
 
     def __init__(self, path):
-        self.port = free_port()
-        self.processes = Processes(timeout=20)
-        self.processes.start(None, [sys.executable, __file__, "--serve-tantivy", path, "--port", str(self.port)])
-        self.base = f"http://127.0.0.1:{self.port}"
-
-    def __enter__(self):
-        try:
-            wait_for(self.base + "/readyz")
-        except BaseException:
-            self.processes.stop_all()
-            raise
-        return self
-
-    def __exit__(self, *exc):
-        self.processes.stop_all()
+        super().__init__(lambda port: [sys.executable, __file__, "--serve-tantivy", path, "--port", str(port)])
 
 
 def serve_tantivy(path, port):
