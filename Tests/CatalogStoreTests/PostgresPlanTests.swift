@@ -176,21 +176,45 @@ struct PostgresPlanTests {
     @Test func preparedWordPagesReadTheWordsKeyForAnyWord() async throws {
         let pages = try Self.wordPages.map { try Self.wordPage($0.text, cursor: $0.cursor) }
         #expect(pages.filter { [PostgresFirstWordPage.sql, PostgresFirstPrefixPage.sql].contains($0.sql) }.count == 2)
-        let prepared =
-            ["SELECT set_config('plan_cache_mode', 'force_generic_plan', true)"]
-            + pages.enumerated().map { "PREPARE word_page_\($0.offset) AS \($0.element.sql)" }
-        // A utility statement takes no parameters: the values are written out, in the order the statement has them
-        // (the search's text, the most matches read, the cursor's position, the page size).
-        let position = RankedWalk.position(rank: 1, order: 7)
-        let failures = try await Self.failures(Self.problemBeyondSortedMatches, prepared: prepared) {
-            zip(Self.wordPages, pages).enumerated().map { index, page in
-                let values = ["'\(page.0.text)'", "2001"] + (page.0.cursor == nil ? [] : ["\(position)"]) + ["21"]
-                #expect(values.count == page.1.binds.count)
-                return ("the prepared word page \(index)", "EXECUTE word_page_\(index)(\(values.joined(separator: ", ")))", PostgresBindings())
-            }
+        let failures = try await Self.failures(Self.problemBeyondSortedMatches, prepared: try Self.preparing(Self.wordPages)) {
+            try Self.executions(of: Self.wordPages)
         }
         guard let failures else { return }
         #expect(failures.isEmpty, "\(failures.count) plans read the table or sort more than the matches:\n\(failures.joined(separator: "\n"))")
+    }
+
+    /// A whole word's entries in the words table are its matches, in the table's key in the walk's order: its pages,
+    /// first or from a cursor either way, are read along the key and sort nothing (a prefix's entries are sorted, a
+    /// product holding several words of it having one for each).
+    @Test func aWholeWordsPagesReadTheWordsKeyInOrderAndSortNothing() async throws {
+        let pages = Self.wordPages.filter { $0.text.hasSuffix(" ") }
+        #expect(pages.count == 3)
+        let failures = try await Self.failures({ Self.problemBeyondSortedMatches($0) || $0.contains("Sort") }, prepared: try Self.preparing(pages)) {
+            try Self.executions(of: pages)
+        }
+        guard let failures else { return }
+        #expect(failures.isEmpty, "\(failures.count) plans read the table or sort:\n\(failures.joined(separator: "\n"))")
+    }
+
+    /// Statements that prepare `pages` (`wordPages`) as the generic-plan pool's connections do, planned once for any
+    /// value.
+    static func preparing(_ pages: [(text: String, cursor: String?)]) throws -> [String] {
+        ["SELECT set_config('plan_cache_mode', 'force_generic_plan', true)"]
+            + (try pages.enumerated().map { "PREPARE word_page_\($0.offset) AS \(try wordPage($0.element.text, cursor: $0.element.cursor).sql)" })
+    }
+
+    /// Statements that execute what `preparing(pages)` prepared. A utility statement takes no parameters: the values
+    /// are written out, in the order the statement has them (the search's text, the most matches read, the cursor's
+    /// position, as one number or as a whole word's rank and row number, and the page size).
+    static func executions(of pages: [(text: String, cursor: String?)]) throws -> [(name: String, sql: String, binds: PostgresBindings)] {
+        try pages.enumerated().map { index, page in
+            let (rank, order) = (1, 7)
+            let cursor = page.text.hasSuffix(" ") ? ["\(rank)", "\(order)"] : ["\(RankedWalk.position(rank: rank, order: Int64(order)))"]
+            let values = ["'\(page.text)'", "2001"] + (page.cursor == nil ? [] : cursor) + ["21"]
+            let binds = try wordPage(page.text, cursor: page.cursor).binds
+            #expect(values.count == binds.count)
+            return ("the prepared word page \(index)", "EXECUTE word_page_\(index)(\(values.joined(separator: ", ")))", PostgresBindings())
+        }
     }
 
     /// The plain first pages (`PostgresPlainPages`) as the generic-plan pool's connections prepare them, planned once

@@ -148,6 +148,7 @@ struct SearchTests {
             // is the one the store gives the page, from the sets or the engine.
             postgres.fewMatchLimit = 0
             postgres.sortedMatchLimit = 0
+            postgres.wholeWordMatchLimit = 0
             store = postgres
         }
         func item(_ key: String, name: String) throws -> Product {
@@ -195,7 +196,7 @@ struct SearchTests {
     /// PostgreSQL reads a ranked page of few matches in one statement, and one of many along the search's ranks, in
     /// several: with no match sorted at once, every search here is walked.
     @Test func postgresWalkingTheRanksMatchesTheReference() async throws {
-        try await Self.postgresMatchesTheReference(fewMatchLimit: 0)
+        try await Self.postgresMatchesTheReference(fewMatchLimit: 0, wholeWordMatchLimit: 0)
     }
 
     /// With a handful of matches as the most one statement reads, a search in a category is read in each of the
@@ -214,13 +215,15 @@ struct SearchTests {
     @Test func postgresReadsAFirstPageOfManyMatchesFromItsBestRank() async throws {
         var policy = FrequentTermPolicy()
         policy.minimumShare = 0.2
-        try await Self.postgresMatchesTheReference(fewMatchLimit: 0, sortedMatchLimit: 0, frequentTerms: policy)
+        try await Self.postgresMatchesTheReference(fewMatchLimit: 0, sortedMatchLimit: 0, wholeWordMatchLimit: 0, frequentTerms: policy)
     }
 
-    /// `matchTheReference` on PostgreSQL with `fewMatchLimit` and `sortedMatchLimit`; nil without a PostgreSQL server.
+    /// `matchTheReference` on PostgreSQL with `fewMatchLimit`, `sortedMatchLimit` and `wholeWordMatchLimit`; nil
+    /// without a PostgreSQL server.
     @discardableResult
     static func postgresMatchesTheReference(
-        fewMatchLimit: Int, sortedMatchLimit: Int = PostgresListing.sortedMatches, frequentTerms: FrequentTermPolicy? = nil
+        fewMatchLimit: Int, sortedMatchLimit: Int = PostgresListing.sortedMatches,
+        wholeWordMatchLimit: Int = PostgresListing.wholeWordMatches, frequentTerms: FrequentTermPolicy? = nil
     ) async throws -> [(search: Int, inCategory: Int)]? {
         guard StoreBackend.available.contains(.postgres) else { return nil }
         let temporary = try await TestStore.open(.postgres)
@@ -228,6 +231,7 @@ struct SearchTests {
         var store = try #require(temporary.store as? PostgresCatalogStore)
         store.fewMatchLimit = fewMatchLimit
         store.sortedMatchLimit = sortedMatchLimit
+        store.wholeWordMatchLimit = wholeWordMatchLimit
         return try await Self.matchTheReference(store, frequentTerms: frequentTerms)
     }
 
@@ -489,8 +493,11 @@ extension SearchTests {
         #expect(plans[PostgresFirstPrefixPage.sql] == [4, 0])
     }
 
-    /// A PostgreSQL store with `fewMatchLimit`, whose log lines down to trace are kept in `lines`; nil without a server.
-    static func tracedPostgresStore(fewMatchLimit: Int) async throws -> (TestStore, PostgresCatalogStore, RecordedLines)? {
+    /// A PostgreSQL store with `fewMatchLimit` and `wholeWordMatchLimit`, whose log lines down to trace are kept in
+    /// `lines`; nil without a server.
+    static func tracedPostgresStore(
+        fewMatchLimit: Int, wholeWordMatchLimit: Int = PostgresListing.wholeWordMatches
+    ) async throws -> (TestStore, PostgresCatalogStore, RecordedLines)? {
         guard StoreBackend.available.contains(.postgres) else { return nil }
         let lines = RecordedLines()
         var logger = Logger(label: "catalogd-tests") { _ in RecordingLogHandler(lines: lines) }
@@ -502,14 +509,15 @@ extension SearchTests {
             return nil
         }
         store.fewMatchLimit = fewMatchLimit
+        store.wholeWordMatchLimit = wholeWordMatchLimit
         return (temporary, store, lines)
     }
 
     /// PostgreSQL's table of each product's words has one entry per product for a whole word: when a word has more
-    /// than a page of few matches reads, so has the search index, and its statement is not run; a typed prefix,
-    /// whose entries may be several per product, still tries it. The pages are the same either way.
+    /// than that table's page reads, so has the search index, and its statement is not run; a typed prefix, whose
+    /// entries may be several per product, still tries it. The pages are the same either way.
     @Test func aWholeWordWithManyEntriesIsNotReadAgainFromTheSearchIndex() async throws {
-        guard let (temporary, store, lines) = try await Self.tracedPostgresStore(fewMatchLimit: 6) else { return }
+        guard let (temporary, store, lines) = try await Self.tracedPostgresStore(fewMatchLimit: 6, wholeWordMatchLimit: 6) else { return }
         defer { temporary.remove() }
         let listing = try (0..<12).map { index in
             Product(serialCode: "L\(index)", name: "lamp\(index < 9 ? "" : "shade") \(index)", category: "c", price: try Price(parsing: "1"))
@@ -528,12 +536,60 @@ extension SearchTests {
         }
     }
 
+    /// A whole word's entries in PostgreSQL's table of each product's words are its matches, in page order: a word
+    /// with more of them than a page of few matches reads (`fewMatchLimit`) is still read from that table, its page
+    /// the key's first entries from the cursor and its count that of its key, forwards and back, not walked rank by
+    /// rank (a word of 7,500 matches in a million products: 33 ms walked).
+    @Test func aWholeWordOfManyMatchesIsReadFromTheWordsKey() async throws {
+        guard let (temporary, store, lines) = try await Self.tracedPostgresStore(fewMatchLimit: 3) else { return }
+        defer { temporary.remove() }
+        // "lamp" in the names of every third product and in the descriptions of the others: two ranks, in the order
+        // the rows were stored within each.
+        let listing = try (0..<14).map { index in
+            Product(
+                serialCode: String(format: "L%02d", index), name: index % 3 == 0 ? "lamp \(index)" : "chair \(index)",
+                description: index % 3 == 0 ? "" : "a lamp beside it", category: "c", price: try Price(parsing: "1"))
+        }
+        try await Self.importListing(listing, into: store)
+        let named = listing.indices.filter { $0 % 3 == 0 }
+        let expected = (named + listing.indices.filter { $0 % 3 != 0 }).map { String(format: "L%02d", $0) }
+        var walked: [String] = []
+        var request = PageRequest(pageSize: 4)
+        var last: Page<[ProductRow]>?
+        lines.removeAll()
+        for _ in 0..<10 {
+            let page = try await store.products(ProductFilter(search: "lamp "), page: request)
+            #expect(page.count == 14)
+            walked += page.rows.map(\.product.serialCode)
+            last = page
+            guard let next = page.nextCursor else { break }
+            request.cursor = next
+        }
+        #expect(walked == expected)
+        request.cursor = last?.previousCursor
+        var back = Array(last?.rows.map(\.product.serialCode).reversed() ?? [])
+        for _ in 0..<10 {
+            guard request.cursor != nil else { break }
+            let page = try await store.products(ProductFilter(search: "lamp "), page: request)
+            back += page.rows.map(\.product.serialCode).reversed()
+            request.cursor = page.previousCursor
+        }
+        #expect(back == expected.reversed())
+        // Every page of the walk there and back was read by one statement on the words table.
+        let sources = lines.all.compactMap { line in
+            line.firstRange(of: "search.source=").map { String(line[$0.upperBound...].prefix(while: \.isLetter)) }
+        }
+        #expect(!sources.isEmpty)
+        #expect(sources.allSatisfy { $0 == "words" }, "\(sources)")
+        #expect(!lines.all.contains { $0.contains("walking the ranks") || $0.contains("best rank") })
+    }
+
     /// A word most products of a small catalogue hold has fewer matches than `sortedMatchLimit` but is dense among
     /// the rows: its first page is read from its best rank alone, in the rows' order, not from all its matches
     /// sorted (in a catalogue of 20,000 products, 20 ms for such a word).
     @Test func aWordMostProductsOfASmallCatalogueHoldIsReadFromItsBestRank() async throws {
         // More matches than a page of few matches reads, far fewer than the sorted walk's limit.
-        guard let (temporary, store, lines) = try await Self.tracedPostgresStore(fewMatchLimit: 10) else { return }
+        guard let (temporary, store, lines) = try await Self.tracedPostgresStore(fewMatchLimit: 10, wholeWordMatchLimit: 10) else { return }
         defer { temporary.remove() }
         let listing = try (0..<60).map { index in
             Product(

@@ -97,6 +97,9 @@ public struct RankedWalk: Sendable {
     /// and the rows behind the cursor are the others, the cursor's own row included.
     public var cursorPosition: Int64? { start.map { Self.position(rank: $0.rank, order: $0.order) } }
 
+    /// The cursor's rank and row number; nil for a first page.
+    public var cursorStart: (rank: Int, order: Int64)? { start }
+
     /// `rank << orderBits | order`.
     public static func position(rank: Int, order: Int64) -> Int64 { Int64(rank) << Int64(orderBits) | order }
 

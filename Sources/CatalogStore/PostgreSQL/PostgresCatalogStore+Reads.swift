@@ -146,6 +146,7 @@ extension PostgresCatalogStore {
         var listing = listing
         listing.fewMatchLimit = fewMatchLimit
         listing.sortedMatchLimit = sortedMatchLimit
+        listing.wholeWordMatchLimit = wholeWordMatchLimit
         listing.genericPlans = genericPlans
         return listing
     }

@@ -33,6 +33,8 @@ public struct PostgresCatalogStore: CatalogStore {
     var fewMatchLimit = PostgresListing.fewMatches
     /// `PostgresListing.sortedMatchLimit` of this store's listings (tests lower it).
     var sortedMatchLimit = PostgresListing.sortedMatches
+    /// `PostgresListing.wholeWordMatchLimit` of this store's listings (tests lower it to walk the ranks of a word).
+    var wholeWordMatchLimit = PostgresListing.wholeWordMatches
     public let location: PostgresLocation
     /// Ends when `close()` is called, and with it `runConnections()`.
     private let closing: AsyncStream<Void>

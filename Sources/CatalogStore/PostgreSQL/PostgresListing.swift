@@ -19,8 +19,11 @@ struct PostgresListing {
     /// The most matches of a walked search whose ranks are each read whole and sorted, unless a listing says
     /// otherwise (`sortedMatches`).
     var sortedMatchLimit = Self.sortedMatches
+    /// The most matches of a whole word whose page is read from the words table in one statement
+    /// (`PostgresRankedListing.matchesStatement`), unless a listing says otherwise (`wholeWordMatches`).
+    var wholeWordMatchLimit = Self.wholeWordMatches
     /// How many rows a search and the filters select, when the caller knows without asking (`FrequentTerms`): a
-    /// ranked page of more than `fewMatchLimit` is walked without first trying the statement of few matches, and a
+    /// ranked page of more than `candidateLimit` is walked without first trying the statement of few matches, and a
     /// first page of more than `sortedMatchLimit`, or of matches dense among the rows, is first read from its best
     /// rank alone (`readsFirstRankAlone`).
     var knownMatches: Int?

@@ -74,29 +74,34 @@ struct PostgresSearchIndex {
         "SELECT word.lexeme, \(wordRankExpression("word.weights")), \(rows).\(orderColumn) FROM \(rows), unnest(\(rows).search_vector) AS word"
     }
 
-    /// The condition on `wordsTable` that selects the entries of `query` when it is one word or one typed prefix,
-    /// and the condition that the word folds to one lexeme (a word the text search parser splits has no entry of its
-    /// own, and the caller reads the search index instead); its text a parameter of `conditions`. Nil for any other
-    /// search.
-    func wordCondition(_ query: SearchQuery, _ conditions: inout PostgresConditions) -> (entries: String, oneLexeme: String)? {
+    /// How `wordsTable` answers `query` when it is one word or one typed prefix, its text a parameter of
+    /// `conditions`; nil for any other search. `term` is a statement of one row that folds the text once (a condition
+    /// that folds it itself is evaluated again by each scan that uses it): its `word` is the word or prefix as the
+    /// table holds it, and its `one_lexeme` whether the text folds to one lexeme (a word the text search parser splits
+    /// has no entry of its own, and the caller reads the search index instead). `entries` selects the entries of the
+    /// word or prefix, reading `word` from a CTE named `term`.
+    func wordCondition(_ query: SearchQuery, _ conditions: inout PostgresConditions) -> (term: String, entries: String)? {
         guard wordsTable != nil, query.parts.count == 1 else { return nil }
         let text: String
-        let matching: (String) -> String
+        let entries: String
         switch query.parts[0] {
         case .word(let word):
             text = word
-            matching = { "word = \($0)" }
+            entries = "word = (SELECT word FROM term)"
         case .prefix(let prefix):
             text = "\(prefix):*"
             // A range of the key, in byte order (the column is `COLLATE "C"`), whatever the plan knows of the prefix:
             // no word holds the last code point, which is no letter.
-            matching = { "word >= \($0) AND word < \($0) || chr(1114111)" }
+            entries = "word >= (SELECT word FROM term) AND word < (SELECT word FROM term) || chr(1114111)"
         case .anyWord, .phrase:
             return nil
         }
-        let folded = "to_tsquery('simple'::regconfig, catalog_search_fold(\(conditions.parameter(text))))"
         // A lexeme of letters and digits prints as itself in quotes, a prefix's followed by `:*`.
-        return (matching("split_part(\(folded)::text, '''', 2)"), "numnode(\(folded)) = 1")
+        let term = """
+            SELECT split_part(query::text, '''', 2) AS word, numnode(query) = 1 AS one_lexeme
+            FROM to_tsquery('simple'::regconfig, catalog_search_fold(\(conditions.parameter(text)))) AS query
+            """
+        return (term, entries)
     }
 
     /// Whether `query`'s entries in `wordsTable` (`wordCondition`) are as many as its matches: a whole word has one
