@@ -110,6 +110,8 @@ def catalogd_requests(words):
     return [
         ("search: a word most rows hold", 15, search([common + " ", second + " ", common + "  "])),
         ("search: two common words", 15, search([pair + " ", f"{second} {common} "])),
+        ("search: a word 3 % of rows hold", 15, search([w + " " for w in words["frequent"]])),
+        ("search: a word 1 in 100 or 400 rows hold", 5, search([w + " " for w in words["uncommon"]])),
         ("search: a selective word", 5, search([w + " " for w in selective])),
         ("search: a prefix as typed, selective", 5, search(prefix[1:])),
         ("search: a prefix as typed, of a common word", 15, search(prefix[:1])),
@@ -163,6 +165,8 @@ def tantivy_queries(words):
     return {
         "search: a word most rows hold": [common, second],
         "search: two common words": [pair, f"{second} {common}"],
+        "search: a word 3 % of rows hold": words["frequent"],
+        "search: a word 1 in 100 or 400 rows hold": words["uncommon"],
         "search: a selective word": words["selective"],
         "search: a rare word": words["rare"],
         "search: no match": words["absent"],

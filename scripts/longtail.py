@@ -7,7 +7,8 @@ Names and descriptions draw their words from a vocabulary of 60,000 with Zipf-li
 words are in most rows and most words in a few hundred or fewer; some words carry accents. Brands and categories
 are skewed the same way. The fixture feed's identical descriptions would hide the hard cases: a word that every
 row holds, a word that almost none does. Deterministic for a given seed; prints what it wrote and, as JSON on its
-last line, words to query by how many rows hold them (`common`, `selective`, `rare`, `absent`, and `prefix`es).
+last line, words to query by how many rows hold them (`common`, `frequent`, `uncommon`, `selective`, `rare`,
+`absent`, and `prefix`es).
 """
 import argparse
 import bisect
@@ -74,6 +75,9 @@ def main():
     queries = {
         "common": [by_rows[0][1], by_rows[1][1], f"{by_rows[0][1]} {by_rows[2][1]}"],
         "selective": [near(args.count / 2000), near(args.count / 5000)],
+        # Between the selective words and those the frequent words' sets count (5 % of the rows and more).
+        "uncommon": [near(args.count / 400), near(args.count / 100)],
+        "frequent": [near(args.count * 0.03)],
         "rare": [near(args.count / 100_000) if args.count >= 100_000 else by_rows[-1][1]],
         "prefix": [by_rows[0][1][:3], near(args.count / 2000)[:4]],
         "absent": ["qqqzzz"],

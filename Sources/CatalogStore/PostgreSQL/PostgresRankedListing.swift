@@ -11,10 +11,11 @@ extension PostgresListing {
     /// index and sort them, rather than walk the rows in their order and check each.
     static let sortedMatches = 20_000
     /// How many matches a whole word has at most for its page to be read from the words table in one statement: its
-    /// page is the first entries of its key and only its count reads the others, 1.2 ms for 7,500 of a million
-    /// products' entries, where a walk of its ranks took 33 ms. A word with more is counted by the sets
-    /// (`FrequentTerms`) once they know it, or its ranks are walked.
-    static let wholeWordMatches = 20_000
+    /// page is the first entries of its key and only its count reads the others. At a million products, counting
+    /// 7,500 entries took 1.2 ms and 30,000 4.5 ms, where a walk of their ranks took 33 and 148 ms; the sets
+    /// (`FrequentTerms`) count the words more than 5 % of the products hold (`FrequentTermPolicy.minimumShare`), 50,000
+    /// there. A word with more matches than this and no set has its ranks walked.
+    static let wholeWordMatches = 50_000
 
     /// The most candidates the statement of a page of few matches reads from `source` for `search`
     /// (`matchesStatement`): a whole word's entries in the words table are only counted.
@@ -230,7 +231,10 @@ extension PostgresListing {
         let walk = try RankedWalk(request, ordering: ordering, ranks: searchIndex.fields.ranks.count)
         // Without filters, both placements are the same statement, and the words table may answer first.
         let sources: [MatchSource] = filters.clauses.isEmpty ? [.words, .rows(.inConditions)] : FilterPlacement.allCases.map { .rows($0) }
-        sources: for source in sources where knownMatches.map({ $0 <= candidateLimit(source, search) }) ?? true {
+        // A search the sets count with more matches than a source reads is not read there; nor is one with more than
+        // are sorted at once, whose first page the best rank gives, with the sets' count (`firstRankPage`).
+        let tried = sources.filter { source in knownMatches.map { $0 <= min(candidateLimit(source, search), sortedMatchLimit) } ?? true }
+        sources: for source in tried {
             logger.trace("reading a ranked page of few matches", metadata: ["search.source": "\(source)"])
             switch try await fewMatchesPage(
                 connection, walk: walk, filters: filters, search: search, source: source, store: store, logger: logger, into: rows,
