@@ -308,12 +308,12 @@ struct ChangeFeedTests {
             let empty = try json(try await client.execute(uri: "/changes?since=0&feed=longpoll&timeout=300", method: .get))
             #expect(ContinuousClock.now - started >= .milliseconds(250))
             #expect(empty["results"] == .array([]))
-            async let polled = client.execute(uri: "/changes?since=0&feed=longpoll&timeout=10000", method: .get)
+            async let polled = client.execute(uri: "/changes?since=0&feed=longpoll&timeout=30000", method: .get)
             try await Task.sleep(for: .milliseconds(200))
             let put = try await client.execute(
                 uri: "/products/A", method: .put, headers: authorized, body: ByteBuffer(string: #"{"name": "a", "category": "c", "price": 1}"#))
-            // From the write's commit, not its start: a loaded host may take seconds to write, and the poll's own
-            // timeout (10 s) is what a missed wake-up would wait for.
+            // From the write's commit, not its start: a loaded host may take seconds to write, and a missed wake-up
+            // would wait for the poll's own timeout (30 s).
             let written = ContinuousClock.now
             #expect(put.status == .created)
             let result = try json(try await polled)
@@ -322,7 +322,7 @@ struct ChangeFeedTests {
             #expect(results.count == 1)
             #expect(results.first?["key"] == .string("A"))
             // A token ahead of the newest change (not this store's) waits for the next change from now.
-            async let ahead = client.execute(uri: "/changes?since=9000000000000&feed=longpoll&timeout=10000", method: .get)
+            async let ahead = client.execute(uri: "/changes?since=9000000000000&feed=longpoll&timeout=30000", method: .get)
             try await Task.sleep(for: .milliseconds(200))
             _ = try await client.execute(
                 uri: "/products/B", method: .put, headers: authorized, body: ByteBuffer(string: #"{"name": "b", "category": "c", "price": 1}"#))

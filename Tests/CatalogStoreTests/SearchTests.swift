@@ -584,12 +584,55 @@ extension SearchTests {
         #expect(!lines.all.contains { $0.contains("walking the ranks") || $0.contains("best rank") })
     }
 
+    /// A whole word the sets count with more matches than are sorted at once: its first page is read from its best
+    /// rank alone, with the sets' count, and the pages from a cursor from the words table's key, not walked rank by
+    /// rank (at a million products, a word of 30,000 matches walked took 148 ms).
+    @Test func aWordTheSetsCountReadsItsFirstPageFromItsBestRankAndTheRestFromTheWordsKey() async throws {
+        guard let (temporary, traced, lines) = try await Self.tracedPostgresStore(fewMatchLimit: 3) else { return }
+        defer { temporary.remove() }
+        var store = traced
+        store.sortedMatchLimit = 10
+        // "lamp" in the names of 8 products and the descriptions of 6 of the 34: 14 matches, more than 10.
+        let listing = try (0..<34).map { index in
+            Product(
+                serialCode: String(format: "L%02d", index), name: index < 8 ? "lamp \(index)" : "chair \(index)",
+                description: (8..<14).contains(index) ? "a lamp beside it" : "", category: "c", price: try Price(parsing: "1"))
+        }
+        try await Self.importListing(listing, into: store)
+        var policy = FrequentTermPolicy()
+        policy.minimumShare = 0.2
+        let terms = try await store.refreshFrequentTerms(policy)
+        #expect(terms.terms.contains("lamp"))
+        var walked: [String] = []
+        var request = PageRequest(pageSize: 4)
+        lines.removeAll()
+        let first = try await store.products(ProductFilter(search: "lamp "), page: request)
+        #expect(lines.all.contains { $0.contains("reading a first page from the best rank") })
+        walked += first.rows.map(\.product.serialCode)
+        request.cursor = first.nextCursor
+        lines.removeAll()
+        for _ in 0..<10 {
+            guard request.cursor != nil else { break }
+            let page = try await store.products(ProductFilter(search: "lamp "), page: request)
+            #expect(page.count == 14)
+            walked += page.rows.map(\.product.serialCode)
+            request.cursor = page.nextCursor
+        }
+        #expect(first.count == 14)
+        #expect(walked == (0..<14).map { String(format: "L%02d", $0) })
+        let sources = lines.all.compactMap { line in
+            line.firstRange(of: "search.source=").map { String(line[$0.upperBound...].prefix(while: \.isLetter)) }
+        }
+        #expect(sources == ["words", "words", "words"], "\(sources)")
+        #expect(!lines.all.contains { $0.contains("walking the ranks") })
+    }
+
     /// A word most products of a small catalogue hold has fewer matches than `sortedMatchLimit` but is dense among
     /// the rows: its first page is read from its best rank alone, in the rows' order, not from all its matches
     /// sorted (in a catalogue of 20,000 products, 20 ms for such a word).
     @Test func aWordMostProductsOfASmallCatalogueHoldIsReadFromItsBestRank() async throws {
         // More matches than a page of few matches reads, far fewer than the sorted walk's limit.
-        guard let (temporary, store, lines) = try await Self.tracedPostgresStore(fewMatchLimit: 10, wholeWordMatchLimit: 10) else { return }
+        guard let (temporary, store, lines) = try await Self.tracedPostgresStore(fewMatchLimit: 10) else { return }
         defer { temporary.remove() }
         let listing = try (0..<60).map { index in
             Product(

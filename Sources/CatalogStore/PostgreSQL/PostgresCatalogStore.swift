@@ -28,8 +28,8 @@ public struct PostgresCatalogStore: CatalogStore {
     public var streamedListingWait = StreamedListingAbandoned.defaultWait
     /// The longest a call waits for a pooled connection before it is `StoreUnavailable`.
     let connectionWait: Duration
-    /// The most matches of a ranked search whose page is read in one statement (`PostgresListing.fewMatches`);
-    /// tests lower it to walk the ranks of few rows.
+    /// `PostgresListing.fewMatchLimit` of this store's listings (`PostgresListing.fewMatches`); tests lower it to walk
+    /// the ranks of few rows.
     var fewMatchLimit = PostgresListing.fewMatches
     /// `PostgresListing.sortedMatchLimit` of this store's listings (tests lower it).
     var sortedMatchLimit = PostgresListing.sortedMatches

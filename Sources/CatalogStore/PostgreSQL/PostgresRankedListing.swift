@@ -4,8 +4,9 @@ import PostgresNIO
 
 extension PostgresListing {
     /// How many matches a search has at most for its page to be read in one statement (`fewMatchesPage`), unless a
-    /// listing says otherwise (`fewMatchLimit`). The statement reads them whole to rank them: with more, reading
-    /// the first of them is wasted, the cost of the statement that finds that a word is common.
+    /// listing says otherwise (`fewMatchLimit`); a whole word's read from the words table has its own
+    /// (`wholeWordMatches`). The statement reads them whole to rank them: with more, reading the first of them is
+    /// wasted, the cost of the statement that finds that a word is common.
     static let fewMatches = 2_000
     /// How many matches a search has at most for a walk of its ranks to read each rank's matches from the search
     /// index and sort them, rather than walk the rows in their order and check each.
@@ -229,12 +230,18 @@ extension PostgresListing {
                 append: append)
         }
         let walk = try RankedWalk(request, ordering: ordering, ranks: searchIndex.fields.ranks.count)
-        // Without filters, both placements are the same statement, and the words table may answer first.
+        // A first page of many or dense matches the sets count reads as many rows as it shows from the best rank,
+        // where a statement of few matches would read them all; when that rank holds less than a page, they are read.
+        if let count, let knownMatches, readsFirstRankAlone(knownMatches), walk.cursorPosition == nil,
+            let page = try await firstRankPage(
+                connection, walk: walk, filters: filters, search: search, count: count, logger: logger, into: rows, append: append)
+        {
+            return page
+        }
+        // Without filters, both placements are the same statement, and the words table may answer first. A search the
+        // sets count with more matches than a source reads is not read there.
         let sources: [MatchSource] = filters.clauses.isEmpty ? [.words, .rows(.inConditions)] : FilterPlacement.allCases.map { .rows($0) }
-        // A search the sets count with more matches than a source reads is not read there; nor is one with more than
-        // are sorted at once, whose first page the best rank gives, with the sets' count (`firstRankPage`).
-        let tried = sources.filter { source in knownMatches.map { $0 <= min(candidateLimit(source, search), sortedMatchLimit) } ?? true }
-        sources: for source in tried {
+        sources: for source in sources where knownMatches.map({ $0 <= candidateLimit(source, search) }) ?? true {
             logger.trace("reading a ranked page of few matches", metadata: ["search.source": "\(source)"])
             switch try await fewMatchesPage(
                 connection, walk: walk, filters: filters, search: search, source: source, store: store, logger: logger, into: rows,
@@ -245,12 +252,6 @@ extension PostgresListing {
             case .more where source == .words && searchIndex.hasOneEntryPerMatch(search): break sources
             case .more, .unanswered: continue
             }
-        }
-        if let count, let knownMatches, readsFirstRankAlone(knownMatches), walk.cursorPosition == nil,
-            let page = try await firstRankPage(
-                connection, walk: walk, filters: filters, search: search, count: count, logger: logger, into: rows, append: append)
-        {
-            return page
         }
         return try await connection.transaction(walkTransaction, logger: logger) { connection in
             try await walkedPage(
