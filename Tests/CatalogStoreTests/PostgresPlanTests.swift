@@ -193,7 +193,8 @@ struct PostgresPlanTests {
         let pages = Self.wordPages.filter { $0.text.hasSuffix(" ") }
         #expect(pages.count == 3)
         let failures = try await Self.failures(
-            { Self.problemBeyondSortedMatches($0) || $0.contains("Sort") || Self.filtersWordEntries($0) }, prepared: try Self.preparing(pages)
+            { Self.problemBeyondSortedMatches($0) || $0.contains("Sort") || Self.filtersWordEntries($0) || $0.contains("Seq Scan on product_word") },
+            prepared: try Self.preparing(pages)
         ) {
             try Self.executions(of: pages)
         }
@@ -225,15 +226,16 @@ struct PostgresPlanTests {
     }
 
     /// Statements that execute what `preparing(pages)` prepared. A utility statement takes no parameters: the values
-    /// are written out, in the order the statement has them (the search's text, the most matches read, the cursor's
+    /// are written out, in the order the statement has them (the search's text, the most matches read but for a whole word, the cursor's
     /// position, as one number or as a whole word's rank and row number, and the page size).
     static func executions(of pages: [(text: String, cursor: String?)]) throws -> [(name: String, sql: String, binds: PostgresBindings)] {
         try pages.enumerated().map { index, page in
             let wholeWord = page.text.hasSuffix(" ")
             let (rank, order) = wordPageCursor
             let cursor = wholeWord ? ["\(rank)", "\(order)"] : ["\(RankedWalk.position(rank: rank, order: order))"]
-            let most = wholeWord ? PostgresListing.wholeWordMatches : PostgresListing.fewMatches
-            let values = ["'\(page.text)'", "\(most + 1)"] + (page.cursor == nil ? [] : cursor) + ["21"]
+            // A whole word's matches are counted by their own table, not read.
+            let most = wholeWord ? [] : ["\(PostgresListing.fewMatches + 1)"]
+            let values = ["'\(page.text)'"] + most + (page.cursor == nil ? [] : cursor) + ["21"]
             let binds = try wordPage(page.text, cursor: page.cursor).binds
             #expect(values.count == binds.count)
             return ("the prepared word page \(index)", "EXECUTE word_page_\(index)(\(values.joined(separator: ", ")))", PostgresBindings())

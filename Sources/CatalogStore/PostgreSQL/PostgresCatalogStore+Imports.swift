@@ -139,7 +139,7 @@ extension PostgresCatalogStore {
         guard report.source == .products, rewritten >= 1000, rewritten * 10 >= report.fetched else { return }
         do {
             _ = try await transaction(.single) { connection in
-                try await connection.query("VACUUM (ANALYZE) products, product_words", logger: logger)
+                try await connection.query("VACUUM (ANALYZE) products, product_words, product_word_counts", logger: logger)
             }
         } catch {
             logger.warning("statistics not refreshed after the import", metadata: ["import.id": "\(report.id)", "error": "\(error)"])

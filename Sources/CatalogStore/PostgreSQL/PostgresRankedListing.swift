@@ -11,15 +11,14 @@ extension PostgresListing {
     /// How many matches a search has at most for a walk of its ranks to read each rank's matches from the search
     /// index and sort them, rather than walk the rows in their order and check each.
     static let sortedMatches = 20_000
-    /// How many matches a whole word has at most for its page to be read from the words table in one statement: its
-    /// page is the first entries of its key and only its count reads the others. At a million products, counting
-    /// 7,500 entries took 1.2 ms and 30,000 4.5 ms, where a walk of their ranks took 33 and 148 ms; the sets
-    /// (`FrequentTerms`) count the words more than 5 % of the products hold (`FrequentTermPolicy.minimumShare`), 50,000
-    /// there. A word with more matches than this and no set has its ranks walked.
-    static let wholeWordMatches = 50_000
+    /// How many matches a whole word has at most for its page to be read from the words table in one statement: any
+    /// number, its page being the first entries of its key and its count kept (`PostgresSearchIndex.wordCountsTable`).
+    /// At a million products, words of 7,500 and 30,000 matches took 33 and 148 ms walked rank by rank, and counting
+    /// their entries 1.2 and 4.5 ms. Tests lower it, to walk a word's ranks.
+    static let wholeWordMatches = Int.max
 
     /// The most candidates the statement of a page of few matches reads from `source` for `search`
-    /// (`matchesStatement`): a whole word's entries in the words table are only counted.
+    /// (`matchesStatement`): a whole word's entries in the words table are counted by their own table.
     func candidateLimit(_ source: MatchSource, _ search: SearchQuery) -> Int {
         guard source == .words, let searchIndex, searchIndex.hasOneEntryPerMatch(search) else { return fewMatchLimit }
         return wholeWordMatchLimit
@@ -78,12 +77,12 @@ extension PostgresListing {
     }
 
     /// The one statement that reads a page of a search with few matches, ranked (`PostgresPlanTests` asks
-    /// PostgreSQL's plans): the search's candidates from `source`, `candidateLimit + 1` at most, each with its rank and
-    /// whether the filters select it, read without regard to order; the page of the selected ones on the far side
-    /// of the cursor, sorted (a whole word's read in the words table's key, which holds them in page order, and only
-    /// counted); and in the same row, one row at least (the page's columns null when it is empty), the
+    /// PostgreSQL's plans): the search's candidates from `source`, `fewMatchLimit + 1` at most, each with its rank
+    /// and whether the filters select it, read without regard to order; the page of the selected ones on the far side
+    /// of the cursor, sorted; and in the same row, one row at least (the page's columns null when it is empty), the
     /// count of the candidates and of the selected ones, whether a selected one lies behind the cursor, and the
-    /// versions. A candidate count above `candidateLimit` says that there are more, and -1 (from `wordsTable`) that the
+    /// versions. A whole word's page is read from the words table's key, which holds its matches in page order, and
+    /// its count from the kept counts, whatever the word. A candidate count above `candidateLimit` says that there are more, and -1 (from `wordsTable`) that the
     /// search has no entries of its own: the next source is tried, or the ranks are walked (`page`). Nil when the
     /// source cannot answer the search.
     func matchesStatement(
@@ -109,19 +108,20 @@ extension PostgresListing {
             let rank = search.matchesNothing ? "0" : searchIndex.rankExpression(search, &statement)
             candidates = """
                 matches AS MATERIALIZED (SELECT \(searchIndex.orderColumn) AS match_order, \(rank) AS match_rank, \(selected) AS match_selected
-                FROM \(table) \(statement.whereSQL) LIMIT \(statement.parameter(Int64(candidateLimit(source, search) + 1))))
+                FROM \(table) \(statement.whereSQL) LIMIT \(statement.parameter(Int64(fewMatchLimit + 1))))
                 """
             candidateCount = "(SELECT COUNT(*) FROM matches)"
         case .words:
             guard let wordsTable = searchIndex.wordsTable, filters.clauses.isEmpty, let word = searchIndex.wordCondition(search, &statement)
             else { return nil }
-            let limit = statement.parameter(Int64(candidateLimit(source, search) + 1))
-            if searchIndex.hasOneEntryPerMatch(search) {
-                // The word's entries are its matches, in the table's key in the walk's order: the page reads as many
-                // as it shows, and the others are counted, not sorted (a third of the time for 600 matches).
+            if searchIndex.hasOneEntryPerMatch(search), let wordCountsTable = searchIndex.wordCountsTable {
+                // The word's entries are its matches, in the table's key in the walk's order, and their number is kept:
+                // the page reads as many as it shows, whatever the word (a third of the time for 600 matches, where
+                // they were read, grouped and sorted).
+                let counted = "SELECT products FROM \(wordCountsTable) WHERE word = (SELECT word FROM term)"
                 candidates = """
                     term AS MATERIALIZED (\(word.term)),
-                    entries AS MATERIALIZED (SELECT COUNT(*) AS entry_count FROM (SELECT FROM \(wordsTable) WHERE \(word.entries) LIMIT \(limit)) AS entry)
+                    entries AS MATERIALIZED (SELECT COALESCE((\(counted)), 0) AS entry_count)
                     """
                 candidateCount = "CASE WHEN (SELECT one_lexeme FROM term) THEN (SELECT entry_count FROM entries) ELSE -1 END"
                 selectedCount = "(SELECT entry_count FROM entries)"
@@ -138,6 +138,7 @@ extension PostgresListing {
                     """
             } else {
                 // A row holding several words of a prefix has an entry for each: its rank is their best.
+                let limit = statement.parameter(Int64(fewMatchLimit + 1))
                 candidates = """
                     term AS MATERIALIZED (\(word.term)),
                     entries AS MATERIALIZED (SELECT product_order, rank FROM \(wordsTable) WHERE \(word.entries) LIMIT \(limit)),

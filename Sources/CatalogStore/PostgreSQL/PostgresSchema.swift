@@ -63,6 +63,7 @@ enum PostgresSchema {
             ]
         ),
         ("v10: the words of each product, with their rank", productWords),
+        ("v11: how many products hold each word", productWordCounts),
     ]
 
     /// What a search ignores, as functions a generated column may call: the diacritics of Latin letters, as SQLite's
@@ -147,6 +148,35 @@ enum PostgresSchema {
             END $$
             """,
         ] + transitionTriggers(on: "products", rows: "products", named: "words", calling: "product_words")
+    }()
+
+    /// `product_word_counts` (`PostgresSearchIndex.wordCountsTable`): how many entries `product_words` holds of each
+    /// word, which is how many products hold it, filled here and kept by statement-level triggers on `product_words`
+    /// in the transaction of every write, as the derived counts are; a word no product holds any longer keeps a
+    /// count of 0. Each statement updates the counts of its words in their order, under the history lock that every
+    /// write takes (`PostgresLock.history`).
+    static let productWordCounts: [String] = {
+        let upsert = { (changes: String) in
+            """
+            INSERT INTO product_word_counts (word, products) \(changes) ORDER BY 1
+            ON CONFLICT (word) DO UPDATE SET products = product_word_counts.products + excluded.products
+            """
+        }
+        let changes = [
+            ("added", "SELECT word, COUNT(*) FROM new_entries GROUP BY word"),
+            ("removed", "SELECT word, -COUNT(*) FROM old_entries GROUP BY word"),
+            (
+                "moved",
+                "SELECT word, SUM(change) FROM (SELECT word, 1 AS change FROM new_entries UNION ALL SELECT word, -1 FROM old_entries) AS changed GROUP BY word"
+            ),
+        ]
+        return [
+            #"CREATE TABLE product_word_counts (word TEXT COLLATE "C" PRIMARY KEY, products BIGINT NOT NULL)"#,
+            "INSERT INTO product_word_counts (word, products) SELECT word, COUNT(*) FROM product_words GROUP BY word",
+        ]
+            + changes.map { name, change in
+                "CREATE FUNCTION product_word_counts_\(name)() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \(upsert(change)); RETURN NULL; END $$"
+            } + transitionTriggers(on: "product_words", rows: "entries", named: "counts", calling: "product_word_counts")
     }()
 
     /// The statements of a script whose statements end with `;` and a line break.
