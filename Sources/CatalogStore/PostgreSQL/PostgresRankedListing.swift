@@ -82,9 +82,9 @@ extension PostgresListing {
     /// of the cursor, sorted; and in the same row, one row at least (the page's columns null when it is empty), the
     /// count of the candidates and of the selected ones, whether a selected one lies behind the cursor, and the
     /// versions. A whole word's page is read from the words table's key, which holds its matches in page order, and
-    /// its count from the kept counts, whatever the word. A candidate count above `candidateLimit` says that there are more, and -1 (from `wordsTable`) that the
-    /// search has no entries of its own: the next source is tried, or the ranks are walked (`page`). Nil when the
-    /// source cannot answer the search.
+    /// its count from the kept counts, whatever the word. A candidate count above `candidateLimit` says that there are
+    /// more, and -1 (from `wordsTable`) that the search has no entries of its own: the next source is tried, or the
+    /// ranks are walked (`page`). Nil when the source cannot answer the search.
     func matchesStatement(
         _ walk: RankedWalk, search: SearchQuery, filters: PostgresConditions, source: MatchSource
     ) -> (sql: String, binds: PostgresBindings)? {
@@ -118,13 +118,13 @@ extension PostgresListing {
                 // The word's entries are its matches, in the table's key in the walk's order, and their number is kept:
                 // the page reads as many as it shows, whatever the word (a third of the time for 600 matches, where
                 // they were read, grouped and sorted).
-                let counted = "SELECT products FROM \(wordCountsTable) WHERE word = (SELECT word FROM term)"
+                let kept = "SELECT products FROM \(wordCountsTable) WHERE word = (SELECT word FROM term)"
                 candidates = """
                     term AS MATERIALIZED (\(word.term)),
-                    entries AS MATERIALIZED (SELECT COALESCE((\(counted)), 0) AS entry_count)
+                    counted AS MATERIALIZED (SELECT COALESCE((\(kept)), 0) AS matches)
                     """
-                candidateCount = "CASE WHEN (SELECT one_lexeme FROM term) THEN (SELECT entry_count FROM entries) ELSE -1 END"
-                selectedCount = "(SELECT entry_count FROM entries)"
+                candidateCount = "CASE WHEN (SELECT one_lexeme FROM term) THEN (SELECT matches FROM counted) ELSE -1 END"
+                selectedCount = "(SELECT matches FROM counted)"
                 var beyond = ""
                 if let start = walk.cursorStart {
                     let cursor = "(\(statement.parameter(Int64(start.rank))), \(statement.parameter(start.order)))"
