@@ -1,7 +1,7 @@
 # catalogd: one process (the HTTP service with its scheduled importer), non-root, data in /data.
 #   docker build -t catalogd .
 #   docker run -p 8080:8080 -v catalog:/data catalogd
-# The crash symbols, kept out of the image (see the README, "A crash's backtrace"):
+# The crash symbols, kept out of the image (see docs/operations.md, "A crash's backtrace"):
 #   docker build --target symbols -t catalogd-symbols .
 
 FROM swift:6.3-bookworm AS build

@@ -262,7 +262,7 @@ def batch(name, cases, port):
 
 def oversized_headers(port):
     """A request head is read up to SwiftNIO's limit (80 KiB); a larger one is refused by the HTTP parser
-    with a bare 400 and the connection closed (README, Guarantees). Either way the server serves on."""
+    with a bare 400 and the connection closed (docs/guarantees.md). Either way the server serves on."""
     for label, size, allowed in (("64 KiB", 64 * 1024, {200}), ("1 MiB", 1024 * 1024, {"parser", "closed"})):
         request = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * size + b"\r\nConnection: close\r\n\r\n"
         answer = exchange(port, request)

@@ -8,7 +8,7 @@ import NIOCore
 import ServiceLifecycle
 import UnixSignals
 
-/// Everything `catalogd serve` can be told; every default works on a laptop (see README, Configuration).
+/// Everything `catalogd serve` can be told; every default works on a laptop (see docs/configuration.md).
 public struct ServiceConfiguration: Sendable {
     public var host = "127.0.0.1"
     public var port = 8080

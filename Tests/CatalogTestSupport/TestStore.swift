@@ -129,7 +129,7 @@ extension TestStore {
     }
 
     /// One connection of its own to the database at `location`.
-    static func connect(_ location: PostgresLocation, logger: Logger) async throws -> PostgresConnection {
+    public static func connect(_ location: PostgresLocation, logger: Logger) async throws -> PostgresConnection {
         try await PostgresConnection.connect(
             configuration: .init(
                 host: location.host, port: location.port, username: location.username, password: location.password, database: location.database,

@@ -34,19 +34,4 @@ enum ImportRejections {
             reports[index].rejections = byReport[reports[index].id] ?? []
         }
     }
-
-    /// The JSON array `[{"index", "key", "reason"}]` that reports kept before migration v3.
-    static func decodeLegacyJSON(_ text: String) throws -> [Rejection] {
-        let unreadable = UnreadableStoredValue(column: "imports.rejections", value: String(text.prefix(200)))
-        guard case .array(let elements)? = try? JSONParser.parse(Array(text.utf8)) else { throw unreadable }
-        return try elements.map { element in
-            guard case .number(let index)? = element["index"], let position = Int(index), case .string(let reason)? = element["reason"]
-            else { throw unreadable }
-            switch element["key"] {
-            case .string(let key)?: return Rejection(index: position, key: key, reason: reason)
-            case .null?, nil: return Rejection(index: position, key: nil, reason: reason)
-            default: throw unreadable
-            }
-        }
-    }
 }
