@@ -1,12 +1,3 @@
-/// The catalogue's two upstream feeds; also the `source` of the rows they own.
-public enum FeedSource: String, Sendable, CaseIterable {
-    case films
-    case products
-
-    /// The history author of this feed's import runs.
-    public var author: String { "import:\(rawValue)" }
-}
-
 /// The outcome of one import run, as `GET /imports/{id}` and `catalogd import` show it.
 public struct ImportReport: Sendable, Equatable {
     public enum Status: String, Sendable {
@@ -67,20 +58,5 @@ public struct ImportReport: Sendable, Equatable {
         case .succeeded: return "imported \(source.rawValue): \(outcome)"
         case .failed: return "import of \(source.rawValue) failed: \(error ?? "unknown error")"
         }
-    }
-}
-
-/// Counts of one batch write: what an import or `POST /products` changed.
-public struct WriteCounts: Sendable, Equatable {
-    public var inserted = 0
-    public var updated = 0
-    public var unchanged = 0
-    public var deleted = 0
-
-    public init(inserted: Int = 0, updated: Int = 0, unchanged: Int = 0, deleted: Int = 0) {
-        self.inserted = inserted
-        self.updated = updated
-        self.unchanged = unchanged
-        self.deleted = deleted
     }
 }

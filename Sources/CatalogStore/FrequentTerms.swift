@@ -1,17 +1,22 @@
 /// The words most products hold, each with the set of products that hold it, and each product's category and brand,
 /// as the products stood at one version.
 ///
-/// An engine counts a search by walking its matches: FTS5 and a GIN index both step through the 930,000 rows of a
-/// word 93 % of a million products hold, 50 to 350 ms, and facets of such a search group as many rows. With the sets,
+/// An engine counts a search by walking its matches: FTS5 and a GIN index both step through every row of a word most
+/// products hold, and facets of such a search group as many rows. With the sets,
 /// the count of a search of such words is a popcount of their intersection, and its facets a pass over the bits.
 ///
-/// The sets are only ever a second answer to a question the engine answers too: a store uses them for a read in a
-/// snapshot of the same products version, and reads the engine otherwise. Each set is read from the engine's own
+/// The sets are only ever a second answer to a question the engine answers too: they are a base, read at one point of
+/// the history, that a read at a later point makes exact by reading the rows changed since from the engine
+/// (`CurrentFrequentTerms`), so that a write never makes them unusable. Each set is read from the engine's own
 /// search of that word, so it matches exactly what the engine would. The row numbers are the engine's own at that
 /// version (SQLite's rowid, a PostgreSQL row's place in `row_order`); they are labels within the sets, never looked up.
 public struct FrequentTerms: Sendable {
     /// The products version the sets were read at.
     public let productsVersion: Int64
+    /// The last change of the history the sets hold (`Change.seq`): the rows of later changes are read from the engine.
+    public let historySeq: Int64
+    /// The row each product key had when the sets were read.
+    public let keyRows: KeyRowIndex
     /// The products' row numbers run from 0 through this one (with gaps where rows were deleted).
     public let largestRowNumber: Int64
     private let sets: [String: RowNumberSet]
@@ -92,8 +97,8 @@ public struct FrequentTerms: Sendable {
     /// `search` with its typed prefix spelled out as the words of the search index that start with it
     /// (`SearchQuery.Part.anyWord`), when one of them has a set and the prefix has a set of its own (or all its words
     /// have one), so that its count never waits on the engine: the engine then steps through each word's matches in
-    /// order and the sets count them, where a prefix would have the engine merge every word's matches first (100 ms
-    /// for `lam`, which "lamp", in 93 % of a million products, starts). Unchanged otherwise.
+    /// order and the sets count them, where a prefix would have the engine merge every word's matches first (for
+    /// `lam`, the matches of "lamp", which most products hold, and of every other word it starts). Unchanged otherwise.
     public func expanded(_ search: SearchQuery) -> SearchQuery {
         guard let vocabulary, case .prefix(let prefix)? = search.parts.last, let start = Self.term(prefix),
             let words = vocabulary.words(startingWith: start), words.contains(where: { sets[$0] != nil }),
@@ -104,8 +109,8 @@ public struct FrequentTerms: Sendable {
 
     /// The number of products of a brand, in a category and a price range when `filter` names them too, from the
     /// columns: `filter`'s count when it has no other filter and no search; nil otherwise. (Counting a brand's products
-    /// walks its index: 71,000 entries, 15 ms on PostgreSQL, for a brand a fourteenth of a million products hold.)
-    public func brandCount(_ filter: ProductFilter) -> Int? {
+    /// walks its index, whose entries grow with the brand's products.)
+    public func brandCount(_ filter: ProductFilter, excluding excluded: RowNumberSet? = nil) -> Int? {
         // A value no product holds counts none; an empty one is left to the engine (products without a brand hold it).
         guard let brand = filter.brand, !brand.isEmpty, filter.category?.isEmpty != true, filter.searchQuery == nil, filter.inStock == nil,
             let brands = columns[.brand], let categories = columns[.category]
@@ -119,6 +124,7 @@ public struct FrequentTerms: Sendable {
         let (lowest, highest) = (filter.minimumPrice?.micros ?? .min, filter.maximumPrice?.micros ?? .max)
         var count = 0
         for row in brands.rowValues.indices where brands.rowValues[row] == wanted {
+            if let excluded, excluded.contains(Int64(row)) { continue }
             if let category, row >= categories.rowValues.count || categories.rowValues[row] != category { continue }
             if row >= prices.count || prices[row] < lowest || prices[row] > highest { continue }
             count += 1
@@ -128,7 +134,12 @@ public struct FrequentTerms: Sendable {
 
     /// The values of `field` among `rows`, the `size` largest counts first (`FacetValue.largestFirst`).
     public func facetValues(_ field: ProductFacetField, among rows: RowNumberSet, size: Int) -> [FacetValue] {
-        FacetValue.largestFirst(columns[field]?.counts(among: rows) ?? [], size: size)
+        FacetValue.largestFirst(facetCounts(field, among: rows), size: size)
+    }
+
+    /// How many of `rows` hold each value of `field`, every value some row holds.
+    public func facetCounts(_ field: ProductFacetField, among rows: RowNumberSet) -> [FacetValue] {
+        columns[field]?.counts(among: rows) ?? []
     }
 
     /// The key of `word` among the terms: ASCII letters and digits, lower case. A word with any other character has
@@ -142,19 +153,28 @@ public struct FrequentTerms: Sendable {
     /// Gathers the sets and the facet values of each row, as an engine reads them.
     public struct Builder: Sendable {
         private let productsVersion: Int64
+        private let historySeq: Int64
         private let largestRowNumber: Int64
+        private var keyEntries: [(hash: UInt64, row: Int64)] = []
         private var sets: [String: RowNumberSet] = [:]
         private var columns: [ProductFacetField: FacetColumn]
         private var vocabulary: Vocabulary?
         private var prefixSets: [String: RowNumberSet] = [:]
         private var prices: [Int64]
 
-        /// Sets and columns for the row numbers 0 through `largestRowNumber`, read at `productsVersion`.
-        public init(productsVersion: Int64, largestRowNumber: Int64) {
+        /// Sets and columns for the row numbers 0 through `largestRowNumber`, read at `productsVersion`, where the
+        /// history's last change is `historySeq`.
+        public init(productsVersion: Int64, historySeq: Int64, largestRowNumber: Int64) {
             self.productsVersion = productsVersion
+            self.historySeq = historySeq
             self.largestRowNumber = largestRowNumber
             columns = Dictionary(uniqueKeysWithValues: ProductFacetField.allCases.map { ($0, FacetColumn(largestRowNumber: largestRowNumber)) })
             prices = Array(repeating: 0, count: Int(max(largestRowNumber, 0)) + 1)
+        }
+
+        /// Records that product `key` is row `rowNumber`.
+        public mutating func assignKey(_ key: String, to rowNumber: Int64) {
+            keyEntries.append((KeyRowIndex.hash(key), rowNumber))
         }
 
         /// Records row `rowNumber`'s `price_micros`.
@@ -183,8 +203,8 @@ public struct FrequentTerms: Sendable {
         /// The prefixes of words with a set that a search may be spelled out as (`FrequentTerms.expanded`) and that
         /// words without a set start too, at most four times `policy.maximumTerms`: each gets a set of its own
         /// (`add(_:otherRows:)`), so that such a search is counted from one set, where its words without a set would be
-        /// read from the engine (10,000 rows, 12 ms, for the 102 words besides "lamp" that `lam` starts at a million
-        /// products). Call it once the words' sets are added.
+        /// read from the engine (for `lam`, every row of the words besides "lamp" that it starts). Call it once the words'
+        /// sets are added.
         public func prefixesToSpellOut(_ policy: FrequentTermPolicy) -> [SpelledOutPrefix] {
             guard var vocabulary else { return [] }
             vocabulary.sets = Set(sets.keys)
@@ -222,114 +242,9 @@ public struct FrequentTerms: Sendable {
             var vocabulary = vocabulary
             vocabulary?.sets = Set(sets.keys)
             return FrequentTerms(
-                productsVersion: productsVersion, largestRowNumber: largestRowNumber, sets: sets, columns: columns, vocabulary: vocabulary,
+                productsVersion: productsVersion, historySeq: historySeq, keyRows: KeyRowIndex(keyEntries), largestRowNumber: largestRowNumber,
+                sets: sets, columns: columns, vocabulary: vocabulary,
                 prefixSets: prefixSets, prices: prices)
         }
-    }
-}
-
-/// A prefix spelled out as the words of the search index that start with it (`FrequentTerms.expanded`), and those of
-/// them without a set.
-public struct SpelledOutPrefix: Sendable {
-    public let words: [String]
-    public let others: [String]
-}
-
-/// One facet field's value for every row number: each value once, and a number per row that stands for it (0 for no
-/// row, and for products without a brand, which are not a value of the facet). Values are told apart by their bytes,
-/// as the engines compare them, not by Swift's canonical equivalence.
-struct FacetColumn: Sendable {
-    private var values: [String] = [""]
-    private var numbers: [[UInt8]: UInt32] = [[]: 0]
-    private(set) var rowValues: [UInt32]
-
-    init(largestRowNumber: Int64) {
-        rowValues = Array(repeating: 0, count: Int(max(largestRowNumber, 0)) + 1)
-    }
-
-    mutating func number(of value: String) -> UInt32 {
-        let bytes = Array(value.utf8)
-        if let number = numbers[bytes] { return number }
-        let number = UInt32(values.count)
-        values.append(value)
-        numbers[bytes] = number
-        return number
-    }
-
-    mutating func assign(_ number: UInt32, to rowNumber: Int64) {
-        guard rowNumber >= 0, rowNumber < rowValues.count else { return }
-        rowValues[Int(rowNumber)] = number
-    }
-
-    /// The rows among `rows` that hold `value`.
-    func rows(holding value: String, among rows: RowNumberSet) -> RowNumberSet {
-        var holding = RowNumberSet(largest: Int64(rowValues.count))
-        guard let wanted = numbers[Array(value.utf8)], wanted != 0 else { return holding }
-        rows.forEach { row in
-            if row < rowValues.count, rowValues[row] == wanted { holding.insert(Int64(row)) }
-        }
-        return holding
-    }
-
-    /// The number `value` stands for in `rowValues`, nil when no row holds it.
-    func number(ofStored value: String) -> UInt32? {
-        numbers[Array(value.utf8)].flatMap { $0 == 0 ? nil : $0 }
-    }
-
-    /// How many of `rows` hold each value, values no row holds left out.
-    func counts(among rows: RowNumberSet) -> [FacetValue] {
-        var tally = [Int](repeating: 0, count: values.count)
-        rowValues.withUnsafeBufferPointer { rowValues in
-            rows.forEach { row in
-                if row < rowValues.count { tally[Int(rowValues[row])] += 1 }
-            }
-        }
-        return tally.indices.dropFirst().compactMap { tally[$0] > 0 ? FacetValue(value: values[$0], count: tally[$0]) : nil }
-    }
-}
-
-/// The words of a search index at one version, in the order of their bytes, with how many rows hold each.
-struct Vocabulary: Sendable {
-    /// The most words a prefix is spelled out as: each is a term the engine steps through.
-    static let maximumWords = 256
-
-    let words: [String]
-    let rows: [Int]
-    let spelledOutRows: Int
-    /// The words that have a set, whose rows count for nothing against `spelledOutRows`.
-    var sets: Set<String> = []
-
-    /// The words that start with `prefix`, when they are at most `maximumWords` and those without a set are held by
-    /// at most `spelledOutRows` rows; nil otherwise.
-    func words(startingWith prefix: String) -> [String]? {
-        let start = firstIndex { !$0.utf8.lexicographicallyPrecedes(prefix.utf8) }
-        var end = start
-        var others = 0
-        while end < words.count, words[end].utf8.starts(with: prefix.utf8) {
-            if !sets.contains(words[end]) { others += rows[end] }
-            end += 1
-            guard end - start <= Self.maximumWords, others <= spelledOutRows else { return nil }
-        }
-        return end > start ? Array(words[start..<end]) : nil
-    }
-
-    func holds(_ word: String) -> Bool {
-        let index = firstIndex { !$0.utf8.lexicographicallyPrecedes(word.utf8) }
-        return index < words.count && words[index] == word
-    }
-
-    func holdsWord(startingWith prefix: String) -> Bool {
-        let index = firstIndex { !$0.utf8.lexicographicallyPrecedes(prefix.utf8) }
-        return index < words.count && words[index].utf8.starts(with: prefix.utf8)
-    }
-
-    /// The first index whose word `isAtOrAfter` holds (a binary search: the words are in order).
-    private func firstIndex(_ isAtOrAfter: (String) -> Bool) -> Int {
-        var (low, high) = (0, words.count)
-        while low < high {
-            let middle = (low + high) / 2
-            if isAtOrAfter(words[middle]) { high = middle } else { low = middle + 1 }
-        }
-        return low
     }
 }

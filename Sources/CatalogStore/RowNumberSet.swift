@@ -9,8 +9,11 @@ public struct RowNumberSet: Sendable, Equatable {
         words = Array(repeating: 0, count: Int(max(largest, 0) / 64) + 1)
     }
 
+    /// Adds `rowNumber`, growing the set when it is larger than the set could hold: a row written after a base was
+    /// read (`CurrentFrequentTerms`) may have a larger number than any of the base's.
     public mutating func insert(_ rowNumber: Int64) {
-        guard rowNumber >= 0, rowNumber / 64 < words.count else { return }
+        guard rowNumber >= 0 else { return }
+        if rowNumber / 64 >= words.count { words += Array(repeating: 0, count: Int(rowNumber / 64) + 1 - words.count) }
         let (word, bit) = (Int(rowNumber / 64), UInt64(1) << UInt64(rowNumber % 64))
         if words[word] & bit == 0 { count += 1 }
         words[word] |= bit
@@ -33,6 +36,12 @@ public struct RowNumberSet: Sendable, Equatable {
     public mutating func formUnion(_ other: RowNumberSet) {
         if other.words.count > words.count { words += Array(repeating: 0, count: other.words.count - words.count) }
         for index in other.words.indices { words[index] |= other.words[index] }
+        count = words.reduce(0) { $0 + $1.nonzeroBitCount }
+    }
+
+    /// Removes the row numbers `other` holds.
+    public mutating func subtract(_ other: RowNumberSet) {
+        for index in other.words.indices where index < words.count { words[index] &= ~other.words[index] }
         count = words.reduce(0) { $0 + $1.nonzeroBitCount }
     }
 

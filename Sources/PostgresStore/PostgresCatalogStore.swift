@@ -247,10 +247,10 @@ public struct PostgresCatalogStore: CatalogStore {
 
     /// Listens for `catalogd_commits` on a connection of its own; while that connection is down, polls.
     public func watchCommits(onError: @escaping @Sendable (any Error) -> Void, onCommit: @escaping @Sendable (Int64) async -> Void) async {
-        let reported = ReportedSeq()
+        let (reported, logger) = (ReportedSeq(), logger)
         while !Task.isCancelled {
             do {
-                try await client.withConnection { connection in
+                try await client.withOpenConnection { connection in
                     try await connection.listen(on: Self.commitChannel) { notifications in
                         // Listening now: a commit from here on is notified, one before is in this read.
                         await reported.report(try await Self.versions(connection, logger: logger).lastSeq, to: onCommit)

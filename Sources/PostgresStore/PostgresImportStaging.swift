@@ -13,8 +13,9 @@ struct PostgresImportStaging: ImportStaging {
     var client: PostgresClient { store.client }
     var logger: Logger { store.logger }
     /// The keys staged so far, by hash (8 bytes each, whatever their length): only a key that may have been seen
-    /// before is looked for among the staged rows. Asking the server for every key of every batch took 11.9 s of a
-    /// million-product import; a key whose hash merely collides costs one lookup that finds nothing.
+    /// before is looked for among the staged rows, where asking the server about every key of every batch made a
+    /// lookup of each, for keys a listing seldom repeats; a key whose hash merely collides costs one lookup that finds
+    /// nothing.
     private let stagedKeys = KeyHashes()
 
     init(store: PostgresCatalogStore) {
@@ -42,7 +43,7 @@ struct PostgresImportStaging: ImportStaging {
         let rows = latest.values.sorted { $0.index < $1.index }
         let seenBefore = stagedKeys.insert(rows.map(\.product.serialCode))
         let (staged, logger) = (staged, logger)
-        let earlier = try await client.withConnection { connection in
+        let earlier = try await client.withOpenConnection { connection in
             let earlier = seenBefore.isEmpty ? [:] : try await staged.remove(keys: seenBefore, from: connection, logger: logger)
             try await staged.copy(rows, into: connection, logger: logger)
             return earlier
@@ -61,7 +62,7 @@ struct PostgresImportStaging: ImportStaging {
     /// Deletes the staged rows, from a task of its own: the run that calls it may have been cancelled.
     func discard() async {
         let (client, logger, staged) = (client, logger, staged)
-        let deleted = await Task { try await client.withConnection { try await staged.removeAll(from: $0, logger: logger) } }.result
+        let deleted = await Task { try await client.withOpenConnection { try await staged.removeAll(from: $0, logger: logger) } }.result
         if case .failure(let error) = deleted { logger.warning("staged products of \(staged.id) not deleted: \(error)") }
     }
 

@@ -13,8 +13,8 @@ extension PostgresListing {
     static let sortedMatches = 20_000
     /// How many matches a whole word has at most for its page to be read from the words table in one statement: any
     /// number, its page being the first entries of its key and its count kept (`PostgresSearchIndex.wordCountsTable`).
-    /// At a million products, words of 7,500 and 30,000 matches took 33 and 148 ms walked rank by rank, and counting
-    /// their entries 1.2 and 4.5 ms. Tests lower it, to walk a word's ranks.
+    /// Walked rank by rank, a word of many matches took about thirty times as long as counting its entries. Tests
+    /// lower it, to walk a word's ranks.
     static let wholeWordMatches = Int.max
 
     /// The most candidates the statement of a page of few matches reads from `source` for `search`
@@ -268,7 +268,7 @@ extension PostgresListing {
 
     /// Whether a first page of `known` matches is first read from its best rank alone (`firstRankPage`): more than
     /// `sortedMatchLimit`, or dense among the rows (`denseMatches`), as a word most products of a small catalogue
-    /// hold is (its 18,600 matches of 20,000 products, read from the GIN index and sorted, took 20 ms).
+    /// hold is (its matches, read from the GIN index and sorted, took several times as long as its best rank's page).
     private func readsFirstRankAlone(_ known: Int) -> Bool {
         known > sortedMatchLimit || knownLargestRowNumber.map { Int64(known) * Self.denseMatches > $0 } ?? false
     }

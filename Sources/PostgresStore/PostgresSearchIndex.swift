@@ -12,11 +12,12 @@ struct PostgresSearchIndex {
     let orderColumn: String
     /// The table of each row's words (`PostgresSchema.productWords`): `word`, the best `rank` the row holds it in,
     /// and the row's order as `product_order`, keyed in that order. The matches of one word or one typed prefix, and
-    /// their ranks, are read from its key alone, where the search index would have each row read to tell its rank
-    /// (600 rows of a selective word: 4 ms). Products only: films and categories are few.
+    /// their ranks, are read from its key alone, where the search index would have each row read to tell its rank,
+    /// even for a selective word. Products only: films and categories are few.
     var wordsTable: String?
     /// How many products hold each word of `wordsTable` (`PostgresSchema.productWordCounts`): `word` and `products`,
-    /// keyed by the word. A whole word's count is one row of it, where counting its entries took 4.5 ms for 30,000.
+    /// keyed by the word. A whole word's count is one row of it, where counting its entries takes as long as it has
+    /// matches.
     var wordCountsTable: String?
 
     static let products = PostgresSearchIndex(

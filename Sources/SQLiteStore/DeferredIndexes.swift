@@ -4,12 +4,11 @@ import GRDB
 /// fills the empty table and made again before it commits.
 ///
 /// An index built from the finished table sorts it once; kept up to date row by row, the product indexes (three then)
-/// cost a first import of 100,000 products about as much as the rows themselves (0.50 s against 0.15 s for building
-/// them afterwards, in the `sqlite3` library of this machine). The same holds for what triggers derive row by row: the
-/// search index, whose words FTS5 builds from the finished table in one pass, and the category counts, one `GROUP BY`
-/// of the finished table (0.7 s at a million products, against 1.5 s for the trigger's million upserts). All of it
-/// happens inside the transaction: readers never see the table without its indexes or counts, and a run that rolls back leaves
-/// them as they were.
+/// cost a first import about as much as the rows themselves, several times what building them afterwards costs. The
+/// same holds for what triggers derive row by row: the search index, whose words FTS5 builds from the finished table
+/// in one pass, and the category counts, one `GROUP BY` of the finished table in half the time the trigger's upsert of
+/// each row takes. All of it happens inside the transaction: readers never see the table without its indexes or
+/// counts, and a run that rolls back leaves them as they were.
 struct DeferredIndexes {
     /// Triggers that keep something derived from a table's rows, and the statements that derive it from the finished table.
     struct Derived {
@@ -74,7 +73,7 @@ struct DeferredIndexes {
     /// Runs `body` with SQLite's sorter cutting a big sort into runs that helper threads sort in temporary files, then
     /// merge: it does so only when a run (the page cache's size) is smaller than the sort and temporary files are files.
     /// The writer's own settings (a 64 MiB cache, temporary data in memory) sort an index of a million products on one
-    /// thread; these build the seven indexes of a first import of a million products in 9.3 s instead of 13.4.
+    /// thread; these build the seven indexes of a first import of a million products in about two thirds of the time.
     private static func sortingOnHelperThreads(_ db: Database, _ body: () throws -> Void) throws {
         let settings = ["temp_store", "threads", "cache_size"]
         let kept = try settings.map { setting in try Int.fetchOne(db, sql: "PRAGMA \(setting)") ?? 0 }

@@ -30,7 +30,8 @@ extension SQLiteCatalogStore {
     }
 
     /// FTS5's own check of each index against the rows it indexes (`rank` 1 compares with the content). It is an
-    /// `INSERT` of a command, so it runs on the writer: a million products take it about 3 s.
+    /// `INSERT` of a command, so it runs on the writer, and holds other writes back while it reads every index
+    /// (seconds at a million products).
     private func searchIndexProblems() async throws -> [String] {
         try await write { db in
             try [SQLiteSearchIndex.products, .films, .categories].compactMap { index in

@@ -11,11 +11,14 @@ extension SQLiteCatalogStore {
         let frequentTerms = frequentTerms
         return try await read { db in
             let versions = try StoreVersions.fetch(db)
-            if let terms = frequentTerms.terms(at: versions.products),
-                let selected = try terms.selection(
-                    filter, search: filter.searchQuery.map(terms.expanded), addRows: { try Self.addMatches(of: $0, to: &$1, db) })
-            {
-                return ProductFacets(counts: fields.map { ($0, terms.facetValues($0, among: selected, size: size)) }, versions: versions)
+            if let terms = try Self.currentFrequentTerms(frequentTerms, at: versions, db) {
+                let matchChanged = Self.changedRowMatcher(terms, db)
+                let search = try filter.searchQuery.map { try terms.expanded($0, matchChanged: matchChanged) }
+                if let selected = try terms.selection(
+                    filter, search: search, addRows: { try Self.addMatches(of: $0, to: &$1, db) }, matchChanged: matchChanged)
+                {
+                    return ProductFacets(counts: fields.map { ($0, terms.facetValues($0, among: selected, size: size)) }, versions: versions)
+                }
             }
             let matches = try Self.manyMatches(of: filter, from: Self.manyMatchesFrom, db)
             let counts = try fields.map { field in

@@ -12,12 +12,13 @@ extension SQLiteCatalogStore {
 
     /// The sets of `policy`'s words in the read transaction of `db`: each row's category and brand from their indexes,
     /// walked in order so that a value is read as text only where it changes; every word of the search index with
-    /// how many rows hold it (`fts5vocab`, which reads each word's matches once: 1.8 s at a million products), so that
+    /// how many rows hold it (`fts5vocab`, which reads each word's matches once), so that
     /// the words are chosen by their exact counts and prefixes can be spelled out; and each chosen word's rows, as the
     /// search of that one word reads them.
     static func readFrequentTerms(_ policy: FrequentTermPolicy, _ db: Database) throws -> FrequentTerms {
         let largest = try db.integer("SELECT max(rowid) FROM products") ?? 0
-        var builder = FrequentTerms.Builder(productsVersion: try StoreVersions.fetch(db).products, largestRowNumber: largest)
+        let historySeq = try db.integer("SELECT seq FROM sqlite_sequence WHERE name = 'changes'") ?? 0
+        var builder = FrequentTerms.Builder(productsVersion: try StoreVersions.fetch(db).products, historySeq: historySeq, largestRowNumber: largest)
         var rows = 0
         for field in ProductFacetField.allCases {
             rows = 0
@@ -36,9 +37,10 @@ extension SQLiteCatalogStore {
                 return true
             }
         }
-        try db.forEachRow("SELECT rowid, price_micros FROM products", []) { _, statement in
+        try db.forEachRow("SELECT rowid, price_micros, serial_code FROM products", []) { _, statement in
             let row = DirectRow(statement: statement)
             builder.assignPrice(row.integer(1), to: row.integer(0))
+            builder.assignKey(row.text(2), to: row.integer(0))
             return true
         }
         // A table of the connection's own, over the index: nothing is written to the store.
@@ -72,6 +74,58 @@ extension SQLiteCatalogStore {
             _, statement in
             rows.insert(DirectRow(statement: statement).integer(0))
             return true
+        }
+    }
+
+    /// The sets of `shelf` made exact at the snapshot of `source`, read at `versions`: nil without sets, when they were
+    /// read at a later products version than the snapshot's, when the history no longer holds every change since them
+    /// (it was pruned), or when more than `CurrentFrequentTerms.changeLimit` changes of products came since.
+    static func currentFrequentTerms(_ shelf: FrequentTermShelf, at versions: StoreVersions, _ source: some SQLiteReading) throws
+        -> CurrentFrequentTerms?
+    {
+        guard let base = shelf.latest, base.productsVersion <= versions.products else { return nil }
+        guard base.productsVersion < versions.products else { return CurrentFrequentTerms(base: base, changedRows: RowNumberSet(largest: 0)) }
+        // Seqs have no gaps: a first kept seq past the base's next means changes since the base were pruned.
+        guard let first = try source.integer("SELECT MIN(seq) FROM changes"), first <= base.historySeq + 1 else { return nil }
+        var keys: Set<String> = []
+        var changes = 0
+        try source.forEachRow(
+            "SELECT key FROM changes WHERE seq > ? AND entity = 'product' LIMIT ?",
+            [base.historySeq.databaseValue, (CurrentFrequentTerms.changeLimit + 1).databaseValue]
+        ) { _, statement in
+            keys.insert(DirectRow(statement: statement).text(0))
+            changes += 1
+            return true
+        }
+        guard changes <= CurrentFrequentTerms.changeLimit else { return nil }
+        var changed = RowNumberSet(largest: base.largestRowNumber)
+        for key in keys {
+            for row in base.keyRows.rows(of: key) { changed.insert(row) }
+            try source.forEachRow("SELECT rowid FROM products WHERE serial_code = ?", [key.databaseValue]) { _, statement in
+                changed.insert(DirectRow(statement: statement).integer(0))
+                return false
+            }
+        }
+        return CurrentFrequentTerms(base: base, changedRows: changed)
+    }
+
+    /// The changed rows of `terms` that a filter and a search select in the snapshot of `source`, as the search index
+    /// and the products table read them: each looked up by its row number.
+    static func changedRowMatcher(_ terms: CurrentFrequentTerms, _ source: some SQLiteReading) -> CurrentFrequentTerms.ChangedRowMatcher {
+        var list: [String] = []
+        terms.changedRows.forEach { list.append(String($0)) }
+        let rows = "[" + list.joined(separator: ",") + "]"
+        return { filter, search in
+            if search?.matchesNothing == true { return [] }
+            var selected = SQLiteConditions(filter.query.conditions)
+            selected.add("rowid IN (SELECT value FROM json_each(?))", rows)
+            if let search {
+                let index = SQLiteSearchIndex.products.table
+                selected.add("EXISTS (SELECT 1 FROM \(index) WHERE \(index) MATCH ? AND rowid = products.rowid)", SQLiteSearchIndex.matchText(search))
+            }
+            return try source.rows("SELECT rowid, category, brand FROM products \(selected.whereSQL)", selected.values) { row in
+                CurrentFrequentTerms.ChangedRow(row: row.integer(0), category: row.text(1), brand: row.text(2))
+            }
         }
     }
 }

@@ -52,9 +52,9 @@ extension SQLiteCatalogStore {
         if indexAnswers || Self.matchesNothing(filter, frequentTerms.latest),
             case let page?? = try directReaders.read({ reader -> Page<Rows>? in
                 let versions = try StoreVersions.fetch(reader)
-                let terms = frequentTerms.terms(at: versions.products)
-                // Only the sets of the version read tell: a word written since may match many products.
-                guard indexAnswers || Self.matchesNothing(filter, terms) else { return nil }
+                let terms = try Self.currentFrequentTerms(frequentTerms, at: versions, reader)
+                // Only the sets made exact at the snapshot read tell: a word written since may match many products.
+                guard try indexAnswers || terms.map({ try Self.matchesNothing(filter, $0, reader) }) == true else { return nil }
                 return try Self.products(filter, page: request, into: rows, versions: versions, terms: terms, reader)
             })
         {
@@ -74,12 +74,17 @@ extension SQLiteCatalogStore {
         return filter.isEmpty ? indexOrderedFields.contains(field) : otherFilters.isEmpty && field == "serial_code"
     }
 
-    /// Whether the sets of frequent words say that the search matches no product (a word no product holds): when
-    /// they are of the version read, the page is answered from the versions alone, in microseconds, so on the
-    /// calling thread too.
+    /// Whether the sets of frequent words say that the search matches no product (a word no product holds): made
+    /// exact at the snapshot read, they answer the page from the versions alone, in microseconds, so on the calling
+    /// thread too. Without a source, the base alone tells whether that is worth trying.
     private static func matchesNothing(_ filter: ProductFilter, _ terms: FrequentTerms?) -> Bool {
         guard let terms, let search = filter.searchQuery else { return false }
         return terms.matchesNothing(terms.expanded(search))
+    }
+
+    private static func matchesNothing(_ filter: ProductFilter, _ terms: CurrentFrequentTerms, _ source: some SQLiteReading) throws -> Bool {
+        guard let search = filter.searchQuery else { return false }
+        return try terms.matchesNothing(search, matchChanged: changedRowMatcher(terms, source))
     }
 
     /// The orderings of products an index gives (`DirectReadTests` asks SQLite's plans).
@@ -91,22 +96,27 @@ extension SQLiteCatalogStore {
         _ filter: ProductFilter, page request: PageRequest, into rows: Rows, frequentTerms: FrequentTermShelf, _ source: some SQLiteReading
     ) throws -> Page<Rows> {
         let versions = try StoreVersions.fetch(source)
-        return try products(filter, page: request, into: rows, versions: versions, terms: frequentTerms.terms(at: versions.products), source)
+        return try products(
+            filter, page: request, into: rows, versions: versions, terms: currentFrequentTerms(frequentTerms, at: versions, source), source)
     }
 
-    /// `products` at `versions`, read in this read's transaction, with `terms`, the sets of frequent words of that
-    /// version when there are.
+    /// `products` at `versions`, read in this read's transaction, with `terms`, the sets of frequent words made exact
+    /// at that snapshot when there are.
     private static func products<Rows: ProductPageRows>(
-        _ filter: ProductFilter, page request: PageRequest, into rows: Rows, versions: StoreVersions, terms: FrequentTerms?,
+        _ filter: ProductFilter, page request: PageRequest, into rows: Rows, versions: StoreVersions, terms: CurrentFrequentTerms?,
         _ source: some SQLiteReading
     ) throws -> Page<Rows> {
         var rows = rows
         let query = filter.query
         let filters = SQLiteConditions(query.conditions)
-        let search = query.search.map { terms?.expanded($0) ?? $0 }
-        if let search, terms?.matchesNothing(search) == true {
-            try RankedWalk.check(request, ordering: productListing.ordering, ranks: SearchFields.products.ranks.count)
-            return Page(rows: rows, count: 0, nextCursor: nil, previousCursor: nil, versions: versions)
+        let matchChanged = terms.map { changedRowMatcher($0, source) }
+        var search = query.search
+        if let terms, let matchChanged, let typed = query.search {
+            if try terms.matchesNothing(typed, matchChanged: matchChanged) {
+                try RankedWalk.check(request, ordering: productListing.ordering, ranks: SearchFields.products.ranks.count)
+                return Page(rows: rows, count: 0, nextCursor: nil, previousCursor: nil, versions: versions)
+            }
+            search = try terms.expanded(typed, matchChanged: matchChanged)
         }
         let (next, previous) = try productListing.page(
             source, request: request, filters: filters, search: search, into: &rows
@@ -114,9 +124,12 @@ extension SQLiteCatalogStore {
             rows.append(ProductColumn.stored(statement))
         }
         let count: Int
-        if let selected = try terms?.selection(filter, search: search, addRows: { try addMatches(of: $0, to: &$1, source) }) {
+        if let terms, let matchChanged,
+            let selected = try terms.selection(
+                filter, search: search, addRows: { try addMatches(of: $0, to: &$1, source) }, matchChanged: matchChanged)
+        {
             count = selected.count
-        } else if let brandCount = terms?.brandCount(filter) {
+        } else if let terms, let matchChanged, let brandCount = try terms.brandCount(filter, matchChanged: matchChanged) {
             count = brandCount
         } else {
             let counting = productCount(query, search: search, filters)

@@ -114,8 +114,8 @@ public struct SQLiteCatalogStore: CatalogStore {
 
     /// Closes every connection, the writer last: the last connection to a file checkpoints the log into it and
     /// removes it (when no other process has the file open), and only a connection that can write may. A log left
-    /// behind is read whole by the next process to open the file, to rebuild its index: half a second for the log
-    /// of a million products' first import.
+    /// behind is read whole by the next process to open the file, to rebuild its index: that start then takes longer
+    /// the larger the log, and a large first import leaves a large one.
     public func close() throws {
         versionWatch.close()
         directReaders.close()

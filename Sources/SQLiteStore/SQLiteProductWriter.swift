@@ -12,8 +12,8 @@ import GRDBSQLite
 struct SQLiteProductWriter {
     /// Rows per batch: 12 values a row stays well under SQLite's 32,766 parameters.
     static let batchSize = 100
-    /// The most history rows a first import builds the history's index again for (0.2 s of sorting), rather than
-    /// adding its own changes to it one by one.
+    /// The most history rows a first import builds the history's index again for, rather than adding its own changes
+    /// to it one by one: the rebuild sorts the whole history, so its cost grows with the history, not with the import.
     static let historyRebuiltWhole = 100_000
 
     let db: Database

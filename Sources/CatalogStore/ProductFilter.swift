@@ -1,16 +1,6 @@
 import CatalogModel
 
-public struct FilmFilter: Sendable {
-    public var director: String?
-    /// Words matched against title, director, producer and opening crawl (`SearchQuery`, `SearchFields.films`).
-    public var search: String?
-
-    public init(director: String? = nil, search: String? = nil) {
-        self.director = director
-        self.search = search
-    }
-}
-
+/// What a list of products is narrowed to (`CatalogStore.products`, `productFacets`).
 public struct ProductFilter: Sendable {
     public var category: String?
     public var brand: String?
@@ -36,20 +26,4 @@ public struct ProductFilter: Sendable {
     public var isEmpty: Bool {
         category == nil && brand == nil && minimumPrice == nil && maximumPrice == nil && inStock == nil && search == nil
     }
-}
-
-public struct CategoryFilter: Sendable {
-    /// Words matched against the name (`SearchQuery`).
-    public var search: String?
-
-    public init(search: String? = nil) {
-        self.search = search
-    }
-}
-
-/// The `search` text every filter takes.
-public enum SearchText {
-    /// The longest text a store is asked to find, in bytes: engines bound the length of a match pattern, and no
-    /// one searches for a page of text.
-    public static let maximumBytes = 200
 }

@@ -1,0 +1,52 @@
+/// One facet field's value for every row number: each value once, and a number per row that stands for it (0 for no
+/// row, and for products without a brand, which are not a value of the facet). Values are told apart by their bytes,
+/// as the engines compare them, not by Swift's canonical equivalence.
+struct FacetColumn: Sendable {
+    private var values: [String] = [""]
+    private var numbers: [[UInt8]: UInt32] = [[]: 0]
+    private(set) var rowValues: [UInt32]
+
+    init(largestRowNumber: Int64) {
+        rowValues = Array(repeating: 0, count: Int(max(largestRowNumber, 0)) + 1)
+    }
+
+    mutating func number(of value: String) -> UInt32 {
+        let bytes = Array(value.utf8)
+        if let number = numbers[bytes] { return number }
+        let number = UInt32(values.count)
+        values.append(value)
+        numbers[bytes] = number
+        return number
+    }
+
+    mutating func assign(_ number: UInt32, to rowNumber: Int64) {
+        guard rowNumber >= 0, rowNumber < rowValues.count else { return }
+        rowValues[Int(rowNumber)] = number
+    }
+
+    /// The rows among `rows` that hold `value`.
+    func rows(holding value: String, among rows: RowNumberSet) -> RowNumberSet {
+        var holding = RowNumberSet(largest: Int64(rowValues.count))
+        guard let wanted = numbers[Array(value.utf8)], wanted != 0 else { return holding }
+        rows.forEach { row in
+            if row < rowValues.count, rowValues[row] == wanted { holding.insert(Int64(row)) }
+        }
+        return holding
+    }
+
+    /// The number `value` stands for in `rowValues`, nil when no row holds it.
+    func number(ofStored value: String) -> UInt32? {
+        numbers[Array(value.utf8)].flatMap { $0 == 0 ? nil : $0 }
+    }
+
+    /// How many of `rows` hold each value, values no row holds left out.
+    func counts(among rows: RowNumberSet) -> [FacetValue] {
+        var tally = [Int](repeating: 0, count: values.count)
+        rowValues.withUnsafeBufferPointer { rowValues in
+            rows.forEach { row in
+                if row < rowValues.count { tally[Int(rowValues[row])] += 1 }
+            }
+        }
+        return tally.indices.dropFirst().compactMap { tally[$0] > 0 ? FacetValue(value: values[$0], count: tally[$0]) : nil }
+    }
+}

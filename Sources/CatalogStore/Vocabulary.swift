@@ -1,0 +1,45 @@
+/// The words of a search index at one version, in the order of their bytes, with how many rows hold each.
+struct Vocabulary: Sendable {
+    /// The most words a prefix is spelled out as: each is a term the engine steps through.
+    static let maximumWords = 256
+
+    let words: [String]
+    let rows: [Int]
+    let spelledOutRows: Int
+    /// The words that have a set, whose rows count for nothing against `spelledOutRows`.
+    var sets: Set<String> = []
+
+    /// The words that start with `prefix`, when they are at most `maximumWords` and those without a set are held by
+    /// at most `spelledOutRows` rows; nil otherwise.
+    func words(startingWith prefix: String) -> [String]? {
+        let start = firstIndex { !$0.utf8.lexicographicallyPrecedes(prefix.utf8) }
+        var end = start
+        var others = 0
+        while end < words.count, words[end].utf8.starts(with: prefix.utf8) {
+            if !sets.contains(words[end]) { others += rows[end] }
+            end += 1
+            guard end - start <= Self.maximumWords, others <= spelledOutRows else { return nil }
+        }
+        return end > start ? Array(words[start..<end]) : nil
+    }
+
+    func holds(_ word: String) -> Bool {
+        let index = firstIndex { !$0.utf8.lexicographicallyPrecedes(word.utf8) }
+        return index < words.count && words[index] == word
+    }
+
+    func holdsWord(startingWith prefix: String) -> Bool {
+        let index = firstIndex { !$0.utf8.lexicographicallyPrecedes(prefix.utf8) }
+        return index < words.count && words[index].utf8.starts(with: prefix.utf8)
+    }
+
+    /// The first index whose word `isAtOrAfter` holds (a binary search: the words are in order).
+    private func firstIndex(_ isAtOrAfter: (String) -> Bool) -> Int {
+        var (low, high) = (0, words.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if isAtOrAfter(words[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+}

@@ -1,0 +1,99 @@
+import CatalogFixtures
+import CatalogModel
+import CatalogStore
+import CatalogTestSupport
+import Testing
+
+@testable import SQLiteStore
+
+/// The frequent words' sets are a base that a read makes exact at its own snapshot: a write since the base is counted
+/// and faceted by the very next read, while the base stays in use.
+@Suite("Frequent words' sets under writes")
+struct CurrentFrequentTermsTests {
+    static let words = ["lamp", "desk", "chair", "oak", "zinc", "brass"]
+
+    /// Inserts, updates of the words, of the category, of the stock alone, deletes, and a word written since the base
+    /// that its prefix now also matches: after each, counts and facets are those of a reference, with no refresh.
+    @Test(arguments: StoreBackend.available)
+    func aWriteIsCountedAndFacetedByTheNextRead(_ backend: StoreBackend) async throws {
+        let temporary = try await TestStore.open(backend)
+        defer { temporary.remove() }
+        let store = temporary.store
+        var random = SplitMix64(seed: 43)
+        var rows: [String: Product] = [:]
+        func product(_ key: String, words: [String]? = nil, category: String? = nil, stock: Int = 1) throws -> Product {
+            let chosen = words ?? (0..<3).map { _ in Self.words.randomElement(using: &random) ?? "" }
+            return Product(
+                serialCode: key, name: chosen.joined(separator: " "),
+                category: category ?? ["lighting", "office"].randomElement(using: &random) ?? "",
+                brand: ["acme", "umbra", ""].randomElement(using: &random), price: try Price(parsing: "3"), stock: stock)
+        }
+        func write(_ products: [Product]) async throws {
+            _ = try await store.upsertProducts(products, author: "api")
+            for product in products { rows[product.serialCode] = product }
+        }
+        try await write((0..<120).map { try product("P\($0)") })
+        var policy = FrequentTermPolicy()
+        policy.minimumShare = 0.2
+        let base = try await store.refreshFrequentTerms(policy)
+        #expect(base.terms.contains("lamp"))
+
+        func compare(_ stage: String) async throws {
+            for search in ["lamp ", "lamp desk ", "lamp", "la", "oak zinc "] {
+                let typed = search.split(separator: " ").map(String.init)
+                let wholeLast = search.hasSuffix(" ")
+                let expected = rows.values.filter { product in
+                    let tokens = product.name.split(separator: " ").map(String.init) + [product.category] + [product.brand ?? ""]
+                    return typed.enumerated().allSatisfy { index, word in
+                        index == typed.count - 1 && !wholeLast ? tokens.contains { $0.hasPrefix(word) } : tokens.contains(word)
+                    }
+                }
+                let page = try await store.products(ProductFilter(search: search), page: PageRequest(pageSize: 5))
+                #expect(page.count == expected.count, "\(stage): count of '\(search)'")
+                let facets = try await store.productFacets(ProductFilter(search: search), fields: [.category, .brand], size: 10)
+                for field in [ProductFacetField.category, .brand] {
+                    var counts: [String: Int] = [:]
+                    for product in expected {
+                        let value = field == .category ? product.category : product.brand ?? ""
+                        if !value.isEmpty { counts[value, default: 0] += 1 }
+                    }
+                    let found = Dictionary(uniqueKeysWithValues: (facets.counts.first { $0.0 == field }?.1 ?? []).map { ($0.value, $0.count) })
+                    #expect(found == counts, "\(stage): \(field) facet of '\(search)'")
+                }
+            }
+            let acme = try await store.products(ProductFilter(brand: "acme"), page: PageRequest(pageSize: 5))
+            #expect(acme.count == rows.values.filter { $0.brand == "acme" }.count, "\(stage): count of brand acme")
+        }
+
+        try await compare("at the base")
+        try await write([try product("N1", words: ["lamp", "oak"]), try product("N2", words: ["desk"])])
+        try await compare("after inserts")
+        try await write([try product("P1", words: ["zinc"]), try product("P2", words: ["lamp", "desk", "chair"])])
+        try await compare("after updates of the words")
+        if let moved = rows["P3"] {
+            try await write([try product("P3", words: moved.name.split(separator: " ").map(String.init), category: "garden")])
+        }
+        try await compare("after a move to a new category")
+        if var restocked = rows["P4"] {
+            restocked.stock = 0
+            try await write([restocked])
+        }
+        try await compare("after a change of stock alone")
+        for key in ["P5", "N2"] {
+            _ = try await store.deleteProduct(serialCode: key, author: "api")
+            rows[key] = nil
+        }
+        try await compare("after deletes")
+        try await write([try product("N3", words: ["lampshade"]), try product("P5", words: ["lamp"])])
+        try await compare("after a new word the typed prefix matches, and a key stored again")
+        #expect(store.frequentTermsVersion == base.productsVersion, "the base stayed in use")
+
+        if let sqlite = store as? SQLiteCatalogStore {
+            let changed = try await sqlite.read { db in
+                try SQLiteCatalogStore.currentFrequentTerms(sqlite.frequentTerms, at: try StoreVersions.fetch(db), db)?.changedRows.count
+            }
+            // P1, P2, P3, P4, P5 (its old row and its new), N1 and N3; N2 was written and deleted since the base.
+            #expect(changed == 8)
+        }
+    }
+}
