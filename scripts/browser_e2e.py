@@ -7,6 +7,7 @@ it stops; every wait is bounded.
 import argparse
 import json
 import os
+import shutil
 import tempfile
 import time
 import urllib.parse
@@ -14,8 +15,9 @@ import urllib.request
 
 from axe_selenium_python import Axe
 from selenium import webdriver
-from selenium.common.exceptions import NoAlertPresentException, TimeoutException
+from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions
@@ -101,29 +103,63 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", required=True)
     parser.add_argument("--out", required=True)
+    parser.add_argument("--docs", help="also write the README's screenshots (browser-search.png, browser-phone.png, "
+                                       "browser-changes.png) here")
     args = parser.parse_args()
-    os.makedirs(args.out, exist_ok=True)
+    for folder in [args.out] + ([args.docs] if args.docs else []):
+        os.makedirs(folder, exist_ok=True)
     shots = []
     with tempfile.TemporaryDirectory(prefix="catalogd-browser.") as work, Servers(args.bin, work) as servers:
         base = servers.base
         for serial_code, name in HOSTILE.items():
             check(servers.put_product(serial_code, name) in (200, 201), f"PUT /products/{serial_code} with a hostile name")
         driver = browser()
-        wait = WebDriverWait(driver, 10)
+        # The script swaps #results for fresh ones as the search is typed: an element read just before is gone.
+        wait = WebDriverWait(driver, 10, ignored_exceptions=[StaleElementReferenceException])
 
-        def shot(name):
+        def shot(name, readme=None):
             path = os.path.join(args.out, name)
             driver.save_screenshot(path)
             shots.append(path)
+            # The README shows what this run saw, so that its pictures cannot fall behind the pages.
+            if readme and args.docs:
+                shutil.copyfile(path, os.path.join(args.docs, readme))
+                shots.append(os.path.join(args.docs, readme))
 
         def count_text():
             return driver.find_element(By.CSS_SELECTOR, "#results .count").text
+
+        def shown(element):
+            # What a person sees and can point at: selenium's is_displayed counts whatever is inside a closed <details>
+            # as hidden, even where the stylesheet shows it (the facets on a wide screen, through ::details-content).
+            return driver.execute_script(
+                "const e = arguments[0], x = window.scrollX, y = window.scrollY; e.scrollIntoView({block: 'center'});"
+                "const r = e.getBoundingClientRect(), hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);"
+                "window.scrollTo(x, y); return e.checkVisibility() && hit === e", element)
 
         try:
             driver.get(base + "/products")
             check(driver.title == "Products · catalogd", f"/products is a page titled {driver.title!r}")
             check(count_text() == "1003 products", f"it counts every product: {count_text()!r}")
+            check(shown(driver.find_element(By.CSS_SELECTOR, "aside.facets ul li a")),
+                  "a wide window shows the facets beside the results, unfolded")
             shot("products.png")
+
+            # A phone: the catalogue as the fake upstream serves it (the hostile names written above sort last).
+            driver.set_window_size(375, 812)
+            driver.get(base + "/products")
+            row_bottom, screen = driver.execute_script(
+                "return [document.querySelector('#results tbody tr').getBoundingClientRect().bottom, window.innerHeight]")
+            check(row_bottom <= screen, f"at 375 px the first product row is within the first screen (it ends at {row_bottom:.0f} of {screen} px)")
+            shot("phone.png", readme="browser-phone.png")
+            summary = driver.find_element(By.CSS_SELECTOR, "aside.facets summary")
+            facet = driver.find_element(By.CSS_SELECTOR, "aside.facets ul li a")
+            check(summary.text == "Filters" and summary.rect["y"] > row_bottom and not shown(facet) and shown(summary),
+                  f"the facets come after the results, folded under {summary.text!r}")
+            summary.click()
+            check(shown(facet), "and unfold when it is tapped")
+            driver.set_window_size(1280, 900)
+            driver.get(base + "/products")
 
             search = driver.find_element(By.ID, "search")
             for character in "product 12":
@@ -139,11 +175,12 @@ def main():
                        and "matching" in count_text())
             names = [cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "td[data-label=Name]")]
             check(names and names[0] == "Product 12", f"Enter submits the search, best match first: {names[:3]}")
-            shot("search.png")
+            shot("search.png", readme="browser-search.png")
 
             facet = driver.find_element(By.CSS_SELECTOR, "aside.facets ul li a")
-            value = facet.text
-            facet.click()
+            # Its text and a pointer's click, as for `shown`: selenium's own would take it for hidden.
+            value = facet.get_attribute("textContent")
+            ActionChains(driver).move_to_element(facet).click().perform()
             wait.until(lambda d: "category=" in d.current_url)
             categories = {cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "td[data-label=Category]")}
             check(categories == {value}, f"a facet click narrows the list to {value!r}: {sorted(categories)}")
@@ -220,7 +257,7 @@ def main():
                 check(True, f"the change page shows the write within 1 s ({(time.monotonic() - written) * 1000:.0f} ms)")
             except TimeoutException:
                 check(False, "the change page shows the write within 1 s")
-            shot("changes.png")
+            shot("changes.png", readme="browser-changes.png")
 
             driver.get(base + "/products/LIVE-1")
             history = [item.text for item in driver.find_elements(By.CSS_SELECTOR, "ol.changes li")]
@@ -240,7 +277,7 @@ def main():
             check(not errors, f"the console holds no error: {errors[:3]}")
 
             driver.set_window_size(375, 812)
-            for path, name in [("/products", "phone.png"), ("/products/SKU-000001", "phone-product.png"), ("/", None),
+            for path, name in [("/products", None), ("/products/SKU-000001", "phone-product.png"), ("/", None),
                                ("/films", None), ("/films/1", None), ("/imports", None), ("/imports/1", None), ("/changes", None)]:
                 driver.get(base + path)
                 overflow = driver.execute_script("return document.documentElement.scrollWidth - window.innerWidth")

@@ -8,6 +8,7 @@ enum PostgresFailure {
         switch error {
         case let error as PSQLError: error.serverInfo?[.message] ?? "\(error.code)"
         case let error as StoreUnavailable: error.reason
+        case let error as PostgresConnectionClosed: error.description
         default: String(describing: type(of: error))
         }
     }
@@ -15,7 +16,7 @@ enum PostgresFailure {
     /// Whether `error` means the connection failed, or the server is starting or stopping: server errors of class
     /// 08 (connection exception) and 57 (operator intervention) count.
     static func isConnectionFailure(_ error: any Error) -> Bool {
-        guard let error = error as? PSQLError else { return error is StoreUnavailable }
+        guard let error = error as? PSQLError else { return error is StoreUnavailable || error is PostgresConnectionClosed }
         if [.connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection, .poolClosed].contains(error.code) {
             return true
         }

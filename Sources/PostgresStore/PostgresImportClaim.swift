@@ -35,7 +35,9 @@ final class PostgresImportClaim: ImportClaim {
         let holder = Task {
             defer { lease.settle() }
             do {
-                try await client.withConnection { connection in
+                // A connection the server ends takes the lock with it, and ends the holder (`withOpenConnection`): a release
+                // waits for nothing then.
+                try await client.withOpenConnection { connection in
                     guard lease.take() else { return }
                     var acquired = false
                     var process: Int32 = 0
@@ -55,7 +57,7 @@ final class PostgresImportClaim: ImportClaim {
                     }
                     outcome.yield(process)
                     for await _ in released {}
-                    _ = try? await connection.query("SELECT pg_advisory_unlock(\(key))", logger: logger)
+                    if !connection.isClosed { _ = try? await connection.query("SELECT pg_advisory_unlock(\(key))", logger: logger) }
                 }
                 outcome.finish()
             } catch {

@@ -12,13 +12,15 @@ enum PostgresTransactionKind: String {
 }
 
 extension PostgresClient {
-    /// Runs `body` in one transaction on one pooled connection (see `PostgresConnection.transaction`).
+    /// Runs `body` in one transaction on one pooled connection (see `PostgresConnection.transaction`); a connection that
+    /// closes under it ends the wait (`withOpenConnection`).
     ///
     /// With a `lease`, nothing is sent unless `lease.take()` agrees once the connection is there.
     func transaction<Result: Sendable>(
-        _ kind: PostgresTransactionKind, logger: Logger, lease: ConnectionLease? = nil, _ body: (PostgresConnection) async throws -> Result
+        _ kind: PostgresTransactionKind, logger: Logger, lease: ConnectionLease? = nil,
+        _ body: @Sendable @escaping (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        try await withConnection { connection in
+        try await withOpenConnection { connection in
             guard lease?.take() ?? true else { throw CancellationError() }
             return try await connection.transaction(kind, logger: logger, body)
         }
@@ -38,7 +40,8 @@ extension PostgresConnection {
             try await query("COMMIT", logger: logger)
             return result
         } catch {
-            _ = try? await query("ROLLBACK", logger: logger)
+            // A closed connection's transaction has ended with it; a statement sent on it would never be answered.
+            if !isClosed { _ = try? await query("ROLLBACK", logger: logger) }
             throw error
         }
     }

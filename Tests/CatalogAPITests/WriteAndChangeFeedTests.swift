@@ -351,13 +351,15 @@ struct ChangeFeedTests {
         }
     }
 
-    /// An empty `feed` or `entity` is none of their choices, as an empty `ordering` is: a 400 naming it.
-    @Test func anEmptyFeedOrEntityIsA400NamingIt() async throws {
+    /// An empty `feed` or `entity` is absent, as every empty parameter is; an unknown one is a 400 naming it.
+    @Test func anEmptyFeedOrEntityIsAbsentAndAnUnknownOneA400NamingIt() async throws {
         try await WriteHarness(backend: .sqlite).run { client, _ in
             for name in ["feed", "entity"] {
-                let response = try await client.execute(uri: "/changes?\(name)=&since=0", method: .get)
-                #expect(response.status == .badRequest, "\(name)")
-                #expect(String(buffer: response.body).contains("\(name) must be"), "\(name)")
+                let empty = try await client.execute(uri: "/changes?\(name)=&since=0", method: .get)
+                #expect(empty.status == .ok, "\(name)")
+                let unknown = try await client.execute(uri: "/changes?\(name)=bogus&since=0", method: .get)
+                #expect(unknown.status == .badRequest, "\(name)")
+                #expect(String(buffer: unknown.body).contains("\(name) must be"), "\(name)")
             }
         }
     }

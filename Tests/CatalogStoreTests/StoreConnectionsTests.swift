@@ -2,12 +2,13 @@ import CatalogModel
 import CatalogStore
 import CatalogTestSupport
 import Logging
+import PostgresNIO
 import Testing
 
 @testable import PostgresStore
 
 /// A PostgreSQL store's pool runs only inside the structure that uses it: no task outlives `withConnections`,
-/// and `close()` ends a pool run by hand.
+/// and `close()` ends a pool run by hand; a call whose connection the server ended does not wait for it.
 @Suite("The store's connections (PostgreSQL)")
 struct StoreConnectionsTests {
     @Test func thePoolServesInsideWithConnectionsAndEndsWithIt() async throws {
@@ -34,5 +35,65 @@ struct StoreConnectionsTests {
         let started = ContinuousClock.now
         await running
         #expect(ContinuousClock.now - started < .seconds(30))
+    }
+
+    /// Whether `operation` returns within `limit`; one that does not is left running, as a wait for ever cannot be cancelled.
+    static func returns(within limit: Duration, _ operation: @escaping @Sendable () async -> Void) async -> Bool {
+        let (ends, end) = AsyncStream<Bool>.makeStream()
+        Task {
+            await operation()
+            end.yield(true)
+        }
+        Task {
+            try? await Task.sleep(for: limit)
+            end.yield(false)
+        }
+        for await first in ends { return first }
+        return false
+    }
+
+    /// The server ends the session that holds the claim, as a restart does, while the run goes on: giving the claim back
+    /// returns at once, and the source can be claimed again.
+    @Test func aClaimWhoseConnectionTheServerEndedIsGivenBackAtOnce() async throws {
+        guard StoreBackend.available.contains(.postgres) else { return }
+        let testStore = try await TestStore.open(.postgres)
+        defer { testStore.remove() }
+        guard case .claimed(let claim) = try await testStore.store.claimImport(of: .products) else {
+            Issue.record("products could not be claimed")
+            return
+        }
+        let holder = try #require(claim as? PostgresImportClaim).holderProcess
+        try await testStore.executeRaw("SELECT pg_terminate_backend(?::integer)", [.integer(Int(holder))])
+        // Long enough for the driver to have closed the connection: a statement sent before then fails as it should.
+        try await Task.sleep(for: .seconds(1))
+        let released = await Self.returns(within: .seconds(5)) { await claim.release() }
+        #expect(released, "giving back a claim whose connection had ended did not return within 5 s")
+        guard case .claimed(let next) = try await testStore.store.claimImport(of: .products) else {
+            Issue.record("products could not be claimed again")
+            return
+        }
+        await next.release()
+    }
+
+    /// The server ends a transaction's session between two of its statements (a restart while an import waits for its
+    /// next batch): the next statement is `StoreUnavailable` within moments rather than a wait for ever.
+    @Test func aTransactionWhoseConnectionTheServerEndedIsUnavailable() async throws {
+        guard StoreBackend.available.contains(.postgres) else { return }
+        let testStore = try await TestStore.open(.postgres)
+        defer { testStore.remove() }
+        let store = try #require(testStore.store as? PostgresCatalogStore)
+        let logger = Logger(label: "catalogd-tests")
+        let ended = await Self.returns(within: .seconds(5)) {
+            await #expect(throws: StoreUnavailable.self) {
+                try await store.transaction(.write) { connection in
+                    var process: Int32 = 0
+                    for try await pid in try await connection.query("SELECT pg_backend_pid()", logger: logger).decode(Int32.self) { process = pid }
+                    try await testStore.executeRaw("SELECT pg_terminate_backend(?::integer)", [.integer(Int(process))])
+                    try await Task.sleep(for: .seconds(1))
+                    try await connection.query("SELECT 1", logger: logger)
+                }
+            }
+        }
+        #expect(ended, "a statement on a connection the server had ended did not return within 5 s")
     }
 }

@@ -37,7 +37,7 @@ struct ChangesController<Context: RequestContext> {
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
         let query = QueryReader(request)
         let limit = try query.integer("limit", in: 1...ChangeSlice.maximumLimit) ?? Self.defaultLimit
-        // Read as given, empty too: an empty value of a list of choices is none of them, as an empty `ordering` is.
+        // An empty one is absent, as every empty parameter is (`QueryReader`).
         let entity = try query.parameters["entity"].map { text throws(Problem) in
             guard let entity = Change.Entity(rawValue: text) else {
                 throw Problem.badParameter("entity", "entity must be film or product, got '\(text)'")
@@ -71,7 +71,8 @@ struct ChangesController<Context: RequestContext> {
 
     /// A position in the history, as `since` or `Last-Event-ID` gives it.
     static func changeToken(_ text: String, parameter: String = "since") throws(Problem) -> Int64 {
-        guard let since = Int64(text), since >= 0 else {
+        // Digits alone, as `Last-Event-ID`'s pattern says: `Int64` would take `+5` too.
+        guard text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let since = Int64(text), since >= 0 else {
             throw Problem.badParameter(
                 parameter, "\(parameter) must be a change token (a non-negative integer such as a last_seq), got '\(text)'")
         }

@@ -18,8 +18,10 @@ struct ProductPages {
 
     func list(_ request: Request) async throws -> Response {
         if let canonical = PageURLs.canonical(request) {
-            // Only to a list that exists: a bad value is a 400 here, as it would be at the clean URL.
-            _ = try ProductsController<BasicRequestContext>.listRequest(PageURLs.query(of: canonical))
+            // Only to a list that exists: every parameter is read, and the rows its cursor names fetched, as the clean
+            // URL and the JSON read them, so that what they would refuse is refused here, with their status.
+            let asked = try ProductsController<BasicRequestContext>.listRequest(PageURLs.query(of: canonical))
+            _ = try await reads.store.products(asked.filter, page: asked.page, into: [ProductRow]())
             return PageResponse.redirect(to: canonical)
         }
         return try await reads.page(request) {
@@ -33,13 +35,15 @@ struct ProductPages {
                 html.element("section", ["id": "results", "aria-label": "Results"]) { results in
                     results.element("p", ["class": "count"], Self.countText(page.count, search: asked.filter.search))
                     results.element("div", ["class": "layout"]) { layout in
-                        Self.facetList(page.rows.facets, request: request, into: &layout)
-                        layout.element("div") { main in
+                        // The rows first, so that a phone shows them on its first screen; a wider one puts the
+                        // facets to their left (catalogd.css).
+                        layout.element("div", ["class": "listing"]) { main in
                             PageTable.write(
                                 Self.columns, rows: page.rows.products.map(Self.cells), request: request,
                                 empty: "No products match. Try fewer words or filters.", into: &main)
                             PageTable.pageLinks(page, request: request, into: &main)
                         }
+                        Self.facetList(page.rows.facets, request: request, into: &layout)
                     }
                 }
             }
@@ -125,20 +129,24 @@ struct ProductPages {
         }
     }
 
-    /// Each facet's values, each a link that narrows the list to it.
+    /// Each facet's values, each a link that narrows the list to it, folded under "Filters": a phone shows them
+    /// when asked, below the results; a wider screen shows them unfolded (catalogd.css).
     static func facetList(_ facets: ProductFacets?, request: Request, into html: inout HTMLWriter) {
         html.element("aside", ["class": "facets card", "aria-label": "Narrow the results"]) { aside in
-            for (field, values) in facets?.counts ?? [] {
-                aside.element("h2", field == .category ? "Category" : "Brand")
-                guard !values.isEmpty else {
-                    aside.element("p", ["class": "muted"], "None")
-                    continue
-                }
-                aside.element("ul") { list in
-                    for value in values {
-                        list.element("li") { item in
-                            item.link(PageURLs.narrowed(request, field.rawValue, value.value), value.value)
-                            item.element("span", ["class": "muted"], String(value.count))
+            aside.element("details") { details in
+                details.element("summary", "Filters")
+                for (field, values) in facets?.counts ?? [] {
+                    details.element("h2", field == .category ? "Category" : "Brand")
+                    guard !values.isEmpty else {
+                        details.element("p", ["class": "muted"], "None")
+                        continue
+                    }
+                    details.element("ul") { list in
+                        for value in values {
+                            list.element("li") { item in
+                                item.link(PageURLs.narrowed(request, field.rawValue, value.value), value.value)
+                                item.element("span", ["class": "muted"], String(value.count))
+                            }
                         }
                     }
                 }

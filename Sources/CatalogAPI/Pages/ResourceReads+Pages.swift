@@ -25,16 +25,33 @@ enum PageURLs {
     }
 
     /// The request's URL in the form the service's links use, when it is not in it: a form submitted without script
-    /// sends every field, empty ones too, and spaces as `+`. An empty price or flag would be a 400 that a person
-    /// never meant to ask for, and the API reads `+` as itself, so the page's links (its JSON among them) would
-    /// not name the same list.
+    /// sends every field, empty ones too, and spaces as `+`. The API reads `+` as itself, so the page's links (its
+    /// JSON among them) would not name the same list. An empty field is left out, as `QueryReader` reads it.
     static func canonical(_ request: Request) -> String? {
         guard let query = request.uri.query, !isCanonical(query) else { return nil }
-        let kept = query.split(separator: "&").filter { $0.contains("=") && !$0.hasSuffix("=") }
-            .map { $0.replacingOccurrences(of: "+", with: "%20") }
+        let kept = query.split(separator: "&").compactMap { field -> String? in
+            guard let equals = field.firstIndex(of: "="), field.index(after: equals) != field.endIndex else { return nil }
+            let value = field[field.index(after: equals)...]
+            // A value with a broken escape is read as it stands, `+` and all (Hummingbird's `queryParameters`): left
+            // so, it is read alike here and at the clean URL, and is as long in both, as a search's limit counts.
+            guard isPercentDecodable(value) else { return String(field) }
+            return String(field[...equals]) + value.replacingOccurrences(of: "+", with: "%20")
+        }
         let canonical = kept.joined(separator: "&")
         guard canonical != query else { return nil }
         return request.uri.path + (kept.isEmpty ? "" : "?" + canonical)
+    }
+
+    /// Whether each `%` in `value` starts an escape of two hex digits, as Hummingbird needs to decode it.
+    private static func isPercentDecodable(_ value: Substring) -> Bool {
+        let bytes = Array(value.utf8)
+        var index = 0
+        while let percent = bytes[index...].firstIndex(of: UInt8(ascii: "%")) {
+            guard percent + 2 < bytes.count, bytes[(percent + 1)...(percent + 2)].allSatisfy({ Character(Unicode.Scalar($0)).isHexDigit })
+            else { return false }
+            index = percent + 3
+        }
+        return true
     }
 
     /// Whether every field of `query` has a value and none holds `+`: read as bytes, since every page asks.

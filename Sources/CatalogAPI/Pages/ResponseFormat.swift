@@ -10,8 +10,9 @@ enum ResponseFormat: String {
     case html
 
     init(_ request: Request) throws(Problem) {
-        // The query is read into a dictionary only when it may name a format: every request is negotiated.
-        if Self.mayName(request.uri.string), let asked = request.uri.queryParameters["format"] {
+        // The query is read into a dictionary only when it may name a format: every request is negotiated. An empty
+        // format is absent, as any empty parameter is (`QueryReader`).
+        if Self.mayName(request.uri.string), let asked = request.uri.queryParameters[values: "format"].first(where: { !$0.isEmpty }) {
             guard let format = ResponseFormat(rawValue: String(asked)) else {
                 throw Problem.badParameter("format", "format must be json or html, got '\(asked)'")
             }

@@ -5,26 +5,25 @@ import Hummingbird
 
 /// Reads and validates query parameters; a bad value is a 400 problem that names the parameter.
 struct QueryReader {
-    /// The first value of each parameter. An empty text value counts as absent; an empty number, price or
-    /// boolean is a 400, as the API description says.
+    /// The first non-empty value of each parameter. A parameter given empty is absent, whatever its type, as the
+    /// API description says: a form sends a field left blank so, and a page's clean URL leaves it out
+    /// (`PageURLs.canonical`), so that JSON and the page read the same parameters.
     let parameters: [String: String]
 
     init(_ request: Request) {
         var parameters: [String: String] = [:]
-        for (name, value) in request.uri.queryParameters where parameters[String(name)] == nil {
+        for (name, value) in request.uri.queryParameters where !value.isEmpty && parameters[String(name)] == nil {
             parameters[String(name)] = String(value)
         }
         self.parameters = parameters
     }
 
-    func string(_ name: String) -> String? {
-        guard let value = parameters[name], !value.isEmpty else { return nil }
-        return value
-    }
+    func string(_ name: String) -> String? { parameters[name] }
 
     func integer(_ name: String, in range: ClosedRange<Int>) throws(Problem) -> Int? {
         guard let text = parameters[name] else { return nil }
-        guard let value = Int(text), range.contains(value) else {
+        // Digits alone: `Int` would take `+5`, which a page, reading a form's `+` as a space, would refuse.
+        guard text.utf8.allSatisfy(Self.isDigit), let value = Int(text), range.contains(value) else {
             throw Problem.badParameter(name, "\(name) must be an integer from \(range.lowerBound) to \(range.upperBound), got '\(text)'")
         }
         return value
@@ -41,6 +40,11 @@ struct QueryReader {
 
     func price(_ name: String) throws(Problem) -> Price? {
         guard let text = parameters[name] else { return nil }
+        // A plain decimal, as the API description's pattern says: the exponent form a feed may use would take
+        // `1e+2`, which a page, reading a form's `+` as a space, would refuse.
+        guard text.utf8.allSatisfy({ Self.isDigit($0) || $0 == UInt8(ascii: ".") }) else {
+            throw Problem.badParameter(name, "\(name) must be a plain decimal number such as 19.99, got '\(text)'")
+        }
         do {
             return try Price(parsing: text)
         } catch {
@@ -56,6 +60,9 @@ struct QueryReader {
         }
         return text
     }
+
+    /// Whether `byte` is an ASCII digit.
+    private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
     /// A path parameter, percent-decoded: `/products/A%20B` names the product `A B`.
     static func pathParameter<Context: RequestContext>(_ name: String, _ context: Context) throws(Problem) -> String {
@@ -96,7 +103,6 @@ struct QueryReader {
 
     /// `ordering`, `page_size` and `cursor`.
     func pageRequest() throws(Problem) -> PageRequest {
-        // An empty ordering names none of the allowed ones: a 400 like any other unknown one.
         PageRequest(
             ordering: parameters["ordering"],
             pageSize: try integer("page_size", in: 1...PageRequest.maximumPageSize) ?? PageRequest.defaultPageSize,

@@ -1,0 +1,83 @@
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// A loopback TCP proxy to a server, which `cut()` turns into a server that has gone away: every connection through it
+/// is closed, as a server that stops closes its sessions, and its port refuses new ones.
+final class CuttableProxy: Sendable {
+    let port: Int
+    private let listener: any Channel
+    private let connections: Connections
+
+    private init(port: Int, listener: any Channel, connections: Connections) {
+        self.port = port
+        self.listener = listener
+        self.connections = connections
+    }
+
+    /// Listens on a loopback port and passes each connection on to `host`:`port`.
+    static func start(to host: String, port upstreamPort: Int) async throws -> CuttableProxy {
+        let connections = Connections()
+        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            // Nothing is read from a client until its server is connected: its first bytes have somewhere to go.
+            .childChannelOption(.autoRead, value: false)
+            .childChannelInitializer { inbound in
+                ClientBootstrap(group: inbound.eventLoop).connect(host: host, port: upstreamPort).flatMapThrowing { outbound in
+                    // Both channels share the client's event loop.
+                    try inbound.pipeline.syncOperations.addHandler(Forwarder(to: outbound))
+                    try outbound.pipeline.syncOperations.addHandler(Forwarder(to: inbound))
+                    connections.add(inbound, outbound)
+                    inbound.setOption(.autoRead, value: true).whenComplete { _ in }
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        guard let port = listener.localAddress?.port else { throw ChannelError.unknownLocalAddress }
+        return CuttableProxy(port: port, listener: listener, connections: connections)
+    }
+
+    /// Stops listening and closes every connection through the proxy.
+    func cut() async {
+        try? await listener.close()
+        for channel in connections.cut() { try? await channel.close() }
+    }
+
+    /// The channels of every connection through the proxy; one added after the cut is closed at once.
+    private final class Connections: Sendable {
+        private let state = Mutex<(channels: [any Channel], isCut: Bool)>(([], false))
+
+        func add(_ channels: (any Channel)...) {
+            let isCut = state.withLock { state in
+                if !state.isCut { state.channels += channels }
+                return state.isCut
+            }
+            if isCut { for channel in channels { channel.close(promise: nil) } }
+        }
+
+        func cut() -> [any Channel] {
+            state.withLock { state in
+                state.isCut = true
+                return state.channels
+            }
+        }
+    }
+
+    /// Writes what one side reads to the other, and closes the other with it.
+    private final class Forwarder: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+
+        private let partner: any Channel
+
+        init(to partner: any Channel) {
+            self.partner = partner
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            partner.writeAndFlush(unwrapInboundIn(data), promise: nil)
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            partner.close(promise: nil)
+            context.fireChannelInactive()
+        }
+    }
+}
