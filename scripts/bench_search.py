@@ -7,7 +7,9 @@ sqlite-utils on the same long-tail listing (scripts/longtail.py), measured in on
 Prints one table of first reads (the response cache off, so that each request reads the store; median of --rounds
 requests, each a distinct URL; each round asks catalogd on SQLite, on PostgreSQL and tantivy's HTTP server in turn)
 with the issue's target beside each, the import times, and writes
-bench/search-results-1m.json (-COUNT.json at another size). Loopback only; every server it starts, it stops.
+bench/search-results-1m.json (-COUNT.json at another size). With --writer, every row is measured twice: left alone,
+then while a client writes 5 products a second to each catalogd (every other write a change of stock alone, the others
+a change of name), with the median and the slowest read of each. Loopback only; every server it starts, it stops.
 """
 import argparse
 import contextlib
@@ -18,6 +20,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.parse
 import urllib.request
@@ -63,13 +66,16 @@ class LoopbackServer:
         self.processes.stop_all()
 
 
+TOKEN = "bench-search-writer"
+
+
 class Served(LoopbackServer):
     """catalogd serving one store, ready once it has read its frequent words' sets."""
 
     def __init__(self, binary, database):
         super().__init__(lambda port: [binary, "serve", "--port", str(port), "--database", database, "--films-url", "",
                                        "--products-url", "", "--import-interval", "off", "--response-cache", "off",
-                                       "--log-level", "warning"])
+                                       "--log-level", "warning", "--api-token", TOKEN])
 
     def ready(self):
         self.frequent_terms_seconds = self.wait_for_frequent_terms()
@@ -96,6 +102,48 @@ def timed_get(url):
         body = response.read()
     elapsed = (time.perf_counter() - started) * 1000
     return elapsed, json.loads(body)
+
+
+class Writer:
+    """A client that writes `per_second` products a second to one catalogd while reads are measured: products of the
+    listing, every other write a change of stock alone (no searchable field) and the others a change of name (one
+    word of another product's name added). Runs until `stop`, and at most `seconds`."""
+
+    def __init__(self, base, products, per_second=5, seconds=1800):
+        self.base, self.products, self.interval, self.seconds = base, products, 1 / per_second, seconds
+        self.done = threading.Event()
+        self.writes, self.failures = 0, []
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.done.set()
+        self.thread.join(30)
+
+    def run(self):
+        started = time.monotonic()
+        while not self.done.is_set() and time.monotonic() - started < self.seconds:
+            product = {field: value for field, value in self.products[self.writes % len(self.products)].items() if field != "updated_at"}
+            product["price"] = float(product["price"])
+            if self.writes % 2 == 0:
+                product["stock"] = (product.get("stock") or 0) + 1 + self.writes % 7
+            else:
+                other = self.products[(self.writes * 7919) % len(self.products)]
+                product["name"] = f"{product['name']} {other['name'].split()[0]}"
+            body = json.dumps(product).encode()
+            request = urllib.request.Request(
+                f"{self.base}/products/{urllib.parse.quote(product['serial_code'], safe='')}", data=body, method="PUT",
+                headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"})
+            try:
+                with urllib.request.urlopen(request, timeout=30) as response:
+                    response.read()
+            except Exception as error:  # counted and shown; the reads go on
+                self.failures.append(str(error))
+            self.writes += 1
+            self.done.wait(max(0.0, started + self.writes * self.interval - time.monotonic()))
 
 
 def catalogd_requests(words):
@@ -147,7 +195,8 @@ def measure_interleaved(served, requests, tantivy_base, tantivy_texts, rounds):
                 elapsed, _ = timed_get(f"{tantivy_base}/products?search={text}&{page_size}")
                 times["tantivy over HTTP"].setdefault(label, []).append(elapsed)
     targets = {label: target for label, target, _ in requests}
-    return {name: {label: {"median_ms": statistics.median(values), **({"target_ms": targets[label]} if name in served else {})}
+    return {name: {label: {"median_ms": statistics.median(values), "worst_ms": max(values),
+                           **({"target_ms": targets[label]} if name in served else {})}
                    for label, values in by_label.items()}
             for name, by_label in times.items()}
 
@@ -263,6 +312,8 @@ def main():
                         help="runs of catalogd's SQLite import and of sqlite-utils', each into a new file, in turn; the medians count")
     parser.add_argument("--serve-tantivy", metavar="INDEX", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--writer", action="store_true",
+                        help="measure every row again while a client writes 5 products a second to each catalogd")
     parser.add_argument("--out", help="where the results go (default bench/search-results-1m.json at a million, -COUNT.json otherwise)")
     args = parser.parse_args()
     if args.serve_tantivy:
@@ -326,6 +377,17 @@ def main():
                 result["frequent_terms_seconds"][name.removeprefix("catalogd ")] = server.frequent_terms_seconds
             tantivy_base = stack.enter_context(TantivyServed(tantivy_path)).base
             result["reads"].update(measure_interleaved(served, requests, tantivy_base, tantivy_queries(words), args.rounds))
+            if args.writer:
+                with open(listing, encoding="utf-8") as f:
+                    products = [json.loads(line) for _, line in zip(range(10_000), f)]
+                with contextlib.ExitStack() as writing:
+                    writers = {name: writing.enter_context(Writer(server.base, products)) for name, server in served.items()}
+                    # A few seconds of writes first: the reads measured are those of a store that is being written.
+                    time.sleep(5)
+                    under = measure_interleaved(served, requests, tantivy_base, {}, args.rounds)
+                result["under_writer"] = {name: under[name] for name in served}
+                result["writes"] = {name: {"writes": w.writes, "failures": len(w.failures), "first_failure": w.failures[:1]}
+                                    for name, w in writers.items()}
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print_table(result)
@@ -368,6 +430,21 @@ def print_table(result):
               f"{measured['target_ms']:7d}  {'yes' if all(checks) else 'no'}")
     print("\n  met: within the target, within 2x tantivy over HTTP where it answers the query (the same client asks both),")
     print("  PostgreSQL within 2x SQLite")
+    under = result.get("under_writer")
+    if under:
+        print("\nfirst reads while a client writes 5 products a second to each catalogd, median / slowest ms:")
+        print(f"  {'request':42s} {'SQLite':>17s} {'PostgreSQL':>17s} {'target':>7s}  met")
+        for label, measured in under["catalogd SQLite"].items():
+            pg = under.get("catalogd PostgreSQL", {}).get(label)
+            checks = [measured["median_ms"] <= measured["target_ms"]]
+            shown = f"{measured['median_ms']:8.2f} {measured['worst_ms']:8.2f}"
+            pg_shown = f"{'':8s} {'':8s}"
+            if pg is not None:
+                checks.append(pg["median_ms"] <= pg["target_ms"])
+                pg_shown = f"{pg['median_ms']:8.2f} {pg['worst_ms']:8.2f}"
+            print(f"  {label:42s} {shown} {pg_shown} {measured['target_ms']:7d}  {'yes' if all(checks) else 'no'}")
+        for name, writes in result["writes"].items():
+            print(f"  {name}: {writes['writes']} writes, {writes['failures']} failed {writes['first_failure']}")
 
 
 if __name__ == "__main__":

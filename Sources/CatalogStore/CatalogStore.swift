@@ -56,7 +56,8 @@ public protocol CatalogStore: Service, CustomStringConvertible {
     func productFacets(_ filter: ProductFilter, fields: [ProductFacetField], size: Int) async throws -> ProductFacets
     func categories(_ filter: CategoryFilter, page request: PageRequest) async throws -> Page<[CategoryRow]>
     /// Reads the rows of the words most products hold (`FrequentTerms`, chosen by `policy`) from one snapshot, and
-    /// from then on counts and facets searches of them from those sets in reads of the same products version.
+    /// from then on counts and facets searches of them from those sets, made exact at each read's snapshot by the
+    /// changes since them (`CurrentFrequentTerms`).
     func refreshFrequentTerms(_ policy: FrequentTermPolicy) async throws -> FrequentTerms
     /// The products version of the sets reads use (`refreshFrequentTerms`), nil before the first refresh.
     var frequentTermsVersion: Int64? { get }

@@ -17,6 +17,9 @@ public struct FrequentTerms: Sendable {
     public let historySeq: Int64
     /// The row each product key had when the sets were read.
     public let keyRows: KeyRowIndex
+    /// For an engine whose row numbers are places in an order of its own (PostgreSQL's `row_order`), that order's
+    /// value of each row number, ascending; empty where the row numbers are the engine's own (SQLite's rowid).
+    public let rowOrders: [Int64]
     /// The products' row numbers run from 0 through this one (with gaps where rows were deleted).
     public let largestRowNumber: Int64
     private let sets: [String: RowNumberSet]
@@ -156,6 +159,7 @@ public struct FrequentTerms: Sendable {
         private let historySeq: Int64
         private let largestRowNumber: Int64
         private var keyEntries: [(hash: UInt64, row: Int64)] = []
+        private var rowOrders: [Int64] = []
         private var sets: [String: RowNumberSet] = [:]
         private var columns: [ProductFacetField: FacetColumn]
         private var vocabulary: Vocabulary?
@@ -170,6 +174,11 @@ public struct FrequentTerms: Sendable {
             self.largestRowNumber = largestRowNumber
             columns = Dictionary(uniqueKeysWithValues: ProductFacetField.allCases.map { ($0, FacetColumn(largestRowNumber: largestRowNumber)) })
             prices = Array(repeating: 0, count: Int(max(largestRowNumber, 0)) + 1)
+        }
+
+        /// Records that the row numbers are the places of `orders`, ascending, in an order of the engine's own.
+        public mutating func numberRows(byPlaceIn orders: [Int64]) {
+            rowOrders = orders
         }
 
         /// Records that product `key` is row `rowNumber`.
@@ -242,7 +251,8 @@ public struct FrequentTerms: Sendable {
             var vocabulary = vocabulary
             vocabulary?.sets = Set(sets.keys)
             return FrequentTerms(
-                productsVersion: productsVersion, historySeq: historySeq, keyRows: KeyRowIndex(keyEntries), largestRowNumber: largestRowNumber,
+                productsVersion: productsVersion, historySeq: historySeq, keyRows: KeyRowIndex(keyEntries), rowOrders: rowOrders,
+                largestRowNumber: largestRowNumber,
                 sets: sets, columns: columns, vocabulary: vocabulary,
                 prefixSets: prefixSets, prices: prices)
         }

@@ -3,22 +3,19 @@ import PostgresNIO
 
 extension PostgresCatalogStore {
     public func productFacets(_ filter: ProductFilter, fields: [ProductFacetField], size: Int) async throws -> ProductFacets {
-        let frequentTerms = frequentTerms
-        /// The facets the sets tell at `versions`, nil when they are of another version or cannot.
-        @Sendable func fromSets(_ versions: StoreVersions) -> ProductFacets? {
-            guard let terms = frequentTerms.terms(at: versions.products),
-                let selected = terms.selection(filter, search: filter.searchQuery.map(terms.expanded))
-            else { return nil }
-            return ProductFacets(counts: fields.map { ($0, terms.facetValues($0, among: selected, size: size)) }, versions: versions)
-        }
-        if frequentTerms.unlessOutdated != nil {
-            // The sets answer from the versions alone, one statement without a transaction.
-            let versions = try await transaction(.single) { [logger] connection in try await Self.versions(connection, logger: logger) }
-            if let facets = fromSets(versions) { return facets }
-        }
+        let base = frequentTerms.latest
         return try await transaction(.read) { [logger] connection in
             let versions = try await Self.versions(connection, logger: logger)
-            if let facets = fromSets(versions) { return facets }
+            // The sets made exact at this snapshot answer a search when they hold every word of it.
+            if let base, let typed = filter.searchQuery {
+                let searches = PostgresCurrentFrequentTerms.searches(of: typed, in: base)
+                if let terms = try await PostgresCurrentFrequentTerms.read(
+                    base, at: versions, filter: filter, searches: searches, connection, logger: logger),
+                    let selected = try terms.selection(filter, search: try terms.current.expanded(typed, matchChanged: terms.matchChanged))
+                {
+                    return ProductFacets(counts: fields.map { ($0, terms.current.facetValues($0, among: selected, size: size)) }, versions: versions)
+                }
+            }
             // The categories of the whole listing are its derived counts; the other facets are counted together, in
             // one pass over the selected rows grouped by all their fields (a common search selects most of the table).
             let derived = filter.isEmpty ? fields.filter { $0 == .category } : []

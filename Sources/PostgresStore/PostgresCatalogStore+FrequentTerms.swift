@@ -27,6 +27,7 @@ extension PostgresCatalogStore {
             rows.sort { $0.order < $1.order }
             let orders = rows.map(\.order)
             var builder = FrequentTerms.Builder(productsVersion: version, historySeq: historySeq, largestRowNumber: Int64(max(rows.count - 1, 0)))
+            builder.numberRows(byPlaceIn: orders)
             for (number, row) in zip(Int64(0)..., rows) {
                 builder.assign(builder.valueNumber(row.category, in: .category), in: .category, to: number)
                 builder.assign(builder.valueNumber(row.brand, in: .brand), in: .brand, to: number)

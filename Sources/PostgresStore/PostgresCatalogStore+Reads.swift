@@ -34,54 +34,60 @@ extension PostgresCatalogStore {
         if filter.isEmpty {
             // On a connection of the generic-plan pool, the only one it takes: a first page runs prepared (`PostgresPlainPages`).
             return try await genericPlans.transaction(logger: logger) { connection in
-                try await products(filter, search: nil, page: request, connection, walkIn: .read, terms: nil, onGenericPlans: true, into: rows).page
+                try await products(filter, search: nil, page: request, connection, walkIn: .read, terms: nil, onGenericPlans: true, into: rows)
             }
         }
-        let shelf = frequentTerms
-        let terms = shelf.unlessOutdated
-        return try await transaction(.single) { [logger] connection in
-            if let terms, let search = query.search, terms.matchesNothing(search) {
-                // Nothing matches at the sets' version: one statement tells whether it is the current one.
-                let versions = try await Self.versions(connection, logger: logger)
-                shelf.noteRead(productsVersion: versions.products)
-                if versions.products == terms.productsVersion {
+        // The sets count a search, or a brand; any other filter is counted by the engine, in one statement.
+        guard let base = frequentTerms.latest, query.search != nil || filter.brand != nil else {
+            return try await transaction(.single) { connection in
+                try await products(filter, search: query.search, page: request, connection, walkIn: .read, terms: nil, into: rows)
+            }
+        }
+        // The sets are made exact at the page's snapshot: the versions, the changes since the sets and the page are
+        // read in one transaction.
+        return try await transaction(.read) { [logger] connection in
+            let versions = try await Self.versions(connection, logger: logger)
+            let typed = query.search
+            let searches = PostgresCurrentFrequentTerms.searches(of: typed, in: base)
+            guard
+                let terms = try await PostgresCurrentFrequentTerms.read(
+                    base, at: versions, filter: filter, searches: searches, connection, logger: logger)
+            else {
+                return try await products(filter, search: typed, page: request, connection, walkIn: .single, terms: nil, into: rows)
+            }
+            var search = typed
+            if let typed {
+                if try terms.current.matchesNothing(typed, matchChanged: terms.matchChanged) {
                     try RankedWalk.check(request, ordering: PostgresListing.products.ordering, ranks: SearchFields.products.ranks.count)
                     return Page(rows: rows, count: 0, nextCursor: nil, previousCursor: nil, versions: versions)
                 }
+                search = try terms.current.expanded(typed, matchChanged: terms.matchChanged)
             }
-            // A prefix spelled out as the words the sets know holds only at their version, as a count from the sets
-            // does: the page, read in one snapshot, tells its version, and one of another is read again without them.
-            let search = query.search.map { terms?.expanded($0) ?? $0 }
-            let read = try await products(filter, search: search, page: request, connection, walkIn: .read, terms: terms, into: rows)
-            shelf.noteRead(productsVersion: read.page.versions.products)
-            guard read.countedFromSets || search != query.search, read.page.versions.products != terms?.productsVersion else { return read.page }
-            return try await products(filter, search: query.search, page: request, connection, walkIn: .read, terms: nil, into: rows).page
+            return try await products(filter, search: search, page: request, connection, walkIn: .single, terms: terms, into: rows)
         }
     }
 
-    /// One page of `filter` with `search` (its own, or spelled out), its count from `terms` when they answer it
-    /// (`countedFromSets`: the caller then compares the page's products version with theirs); `onGenericPlans` when
-    /// `connection` is one of the generic-plan pool's.
+    /// One page of `filter` with `search` (its own, or spelled out), its count from `terms` (the sets made exact at the
+    /// snapshot of `connection`'s transaction) when they answer it; `onGenericPlans` when `connection` is one of the
+    /// generic-plan pool's.
     private func products<Rows: ProductPageRows>(
         _ filter: ProductFilter, search: SearchQuery?, page request: PageRequest, _ connection: PostgresConnection,
-        walkIn: PostgresTransactionKind, terms: FrequentTerms?, onGenericPlans: Bool = false, into rows: Rows
-    ) async throws -> (page: Page<Rows>, countedFromSets: Bool) {
+        walkIn: PostgresTransactionKind, terms: PostgresCurrentFrequentTerms?, onGenericPlans: Bool = false, into rows: Rows
+    ) async throws -> Page<Rows> {
         let query = filter.query
         var filters = PostgresConditions(query.conditions)
         var listing = listing(.products)
         listing.runsOnGenericPlans = onGenericPlans
-        let known = terms.flatMap { $0.selection(filter, search: search)?.count ?? $0.brandCount(filter) }
+        let known = try terms?.count(filter, search: search)
         var count = Self.productCount(query, &filters)
-        let countedFromSets = count == nil && known != nil
         if count == nil, let known { count = "SELECT \(known)" }
         // A hint for reading a ranked page; it is right either way.
         listing.knownMatches = search == nil ? nil : known
-        listing.knownLargestRowNumber = terms?.largestRowNumber
-        let page = try await listing.page(
+        listing.knownLargestRowNumber = terms?.current.base.largestRowNumber
+        return try await listing.page(
             connection, request: request, filters: filters, search: search, count: count, walkIn: walkIn, store: description,
             logger: logger, into: rows
         ) { rows, row in try PostgresRows.withStoredProduct(row) { rows.append($0) } }
-        return (page, countedFromSets)
     }
 
     /// The statement that counts the products `query` selects when the derived counts of categories answer it,

@@ -4,6 +4,7 @@ import CatalogStore
 import CatalogTestSupport
 import Testing
 
+@testable import PostgresStore
 @testable import SQLiteStore
 
 /// The frequent words' sets are a base that a read makes exact at its own snapshot: a write since the base is counted
@@ -88,12 +89,22 @@ struct CurrentFrequentTermsTests {
         try await compare("after a new word the typed prefix matches, and a key stored again")
         #expect(store.frequentTermsVersion == base.productsVersion, "the base stayed in use")
 
+        // The rows the reads took from the engine: P1, P2, P3, P4, P5 (its old row and its new), N1 and N3; N2 was
+        // written and deleted since the base.
+        var changed: Int?
         if let sqlite = store as? SQLiteCatalogStore {
-            let changed = try await sqlite.read { db in
+            changed = try await sqlite.read { db in
                 try SQLiteCatalogStore.currentFrequentTerms(sqlite.frequentTerms, at: try StoreVersions.fetch(db), db)?.changedRows.count
             }
-            // P1, P2, P3, P4, P5 (its old row and its new), N1 and N3; N2 was written and deleted since the base.
-            #expect(changed == 8)
+        } else if let postgres = store as? PostgresCatalogStore {
+            let logger = postgres.logger
+            changed = try await postgres.transaction(.read) { connection in
+                let versions = try await PostgresCatalogStore.versions(connection, logger: logger)
+                return try await PostgresCurrentFrequentTerms.read(
+                    base, at: versions, filter: ProductFilter(), searches: [], connection, logger: logger)?
+                    .current.changedRows.count
+            }
         }
+        #expect(changed == 8)
     }
 }

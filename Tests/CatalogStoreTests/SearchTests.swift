@@ -137,8 +137,8 @@ struct SearchTests {
     }
 
     /// A read right after a write, with the sets still of the version before it, counts what the write changed: the
-    /// engine counts it (PostgreSQL reads the page again when the sets' count was of another version). On
-    /// PostgreSQL every ranked page of a word with a set is first read from its best rank (`sortedMatchLimit` 0).
+    /// sets made exact at the read's snapshot count it (`CurrentFrequentTerms`). On PostgreSQL every ranked page of a
+    /// word with a set is first read from its best rank (`sortedMatchLimit` 0).
     @Test(arguments: StoreBackend.available) func theFirstReadsAfterAWriteCountIt(_ backend: StoreBackend) async throws {
         let temporary = try await TestStore.open(backend)
         defer { temporary.remove() }
@@ -183,8 +183,8 @@ struct SearchTests {
         try await Self.matchTheReference(temporary.store)
     }
 
-    /// With sets for the words a fifth of the rows hold, a search of them is counted and faceted from the sets while
-    /// they are of the version read, and by the engine once a write has moved it, until they are read again.
+    /// With sets for the words a fifth of the rows hold, a search of them is counted and faceted from the sets, made
+    /// exact at each read's snapshot by the changes since them.
     @Test(arguments: StoreBackend.available) func eachEngineMatchesTheReferenceThroughFrequentTermSets(_ backend: StoreBackend) async throws {
         let temporary = try await TestStore.open(backend)
         defer { temporary.remove() }
@@ -238,8 +238,8 @@ struct SearchTests {
     /// `store`'s search against the reference (`eachEngineMatchesTheReference`), alone and in a category; returns the
     /// number of matches of each search it compared, alone and in the category.
     @discardableResult
-    /// With `frequentTerms`, each stage is compared twice: with the sets of the stage before (of another version, so
-    /// not used), then with sets read again, which must hold the most frequent words.
+    /// With `frequentTerms`, each stage is compared twice: with the sets of the stage before (of another version, made
+    /// exact by the changes since), then with sets read again, which must hold the most frequent words.
     static func matchTheReference(_ store: any CatalogStore, frequentTerms: FrequentTermPolicy? = nil) async throws -> [(
         search: Int, inCategory: Int
     )] {

@@ -7,9 +7,10 @@ import ServiceLifecycle
 /// start-up, and again once the products have changed and then stayed as they are for `quietPeriod` (an import's
 /// batches end first), or have kept changing for `longestStale`.
 ///
-/// Until they are read again, searches are counted and faceted by the engine, exactly as without sets, only slower
-/// for the words most products hold. A refresh rests `restFactor` times its own duration before the next, so that
-/// under steady writes the sets take at most a fifth of a core.
+/// Until they are read again, a read makes the sets it finds exact at its own snapshot from the changes since them
+/// (`CurrentFrequentTerms`), which costs it in proportion to those changes: reading the sets again keeps that cost
+/// small. A refresh rests `restFactor` times its own duration before the next, so that under steady writes the sets
+/// take at most a fifth of a core.
 struct FrequentTermsService: Service {
     static let pollInterval: Duration = .seconds(1)
     static let quietPeriod: Duration = .seconds(2)
@@ -83,6 +84,6 @@ struct FrequentTermsService: Service {
     static var version: MetricNameDescriptor {
         MetricNameDescriptor(
             namespace: "catalogd", subsystem: "search", metricName: "frequent_terms_version", unitName: "",
-            helpText: "The products version the frequent words' sets were read at; searches at another are counted by the engine.")
+            helpText: "The products version the frequent words' sets were read at; a read at a later one applies the changes since.")
     }
 }

@@ -1,0 +1,133 @@
+import CatalogStore
+import Logging
+import PostgresNIO
+
+/// The frequent words' sets made exact at the snapshot of a read's transaction (`CurrentFrequentTerms`), with the
+/// changed rows' matches that the read asks about, read beforehand in that transaction: the sets' matcher answers
+/// synchronously, and a statement per question would cost a round trip each.
+struct PostgresCurrentFrequentTerms {
+    let current: CurrentFrequentTerms
+    let matchChanged: CurrentFrequentTerms.ChangedRowMatcher
+
+    /// The rows `filter` selects with `search` (its own, or spelled out) at the read's snapshot, when the sets answer
+    /// it alone; nil when a word of it has no set.
+    func selection(_ filter: ProductFilter, search: SearchQuery?) throws -> CurrentFrequentTerms.Selection? {
+        var answered = true
+        let selected = try current.selection(filter, search: search, addRows: { _, _ in answered = false }, matchChanged: matchChanged)
+        return answered ? selected : nil
+    }
+
+    /// How many products `filter` selects with `search`, when the sets tell; nil otherwise.
+    func count(_ filter: ProductFilter, search: SearchQuery?) throws -> Int? {
+        if let selected = try selection(filter, search: search) { return selected.count }
+        return try current.brandCount(filter, matchChanged: matchChanged)
+    }
+
+    /// The searches whose changed rows' matches a read of `typed` asks for: the search as typed, and as `base` spells it
+    /// out when that differs.
+    static func searches(of typed: SearchQuery?, in base: FrequentTerms) -> [SearchQuery] {
+        guard let typed else { return [] }
+        let expanded = base.expanded(typed)
+        return expanded == typed ? [typed] : [typed, expanded]
+    }
+
+    /// `base` made exact at the snapshot of `connection`'s transaction, read at `versions`, for a read of `filter`
+    /// whose searches are `searches` (its own, and spelled out): nil when the sets were read at a later products
+    /// version than the snapshot's, when the history no longer holds every change since them (it was pruned), or when
+    /// more than `CurrentFrequentTerms.changeLimit` changes of products came since.
+    ///
+    /// The changed rows' matches are read here, in one statement, for the filter's conditions and each of `searches`:
+    /// the matcher answers for those alone, as the reads that use it ask. A row stored since the base, whose
+    /// `row_order` the base does not hold, is numbered past the base's rows.
+    static func read(
+        _ base: FrequentTerms, at versions: StoreVersions, filter: ProductFilter, searches: [SearchQuery], _ connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> Self? {
+        guard base.productsVersion <= versions.products else { return nil }
+        guard base.productsVersion < versions.products else {
+            return Self(current: CurrentFrequentTerms(base: base, changedRows: RowNumberSet(largest: 0)), matchChanged: { _, _ in [] })
+        }
+        // Seqs have no gaps: a first kept seq past the base's next means changes since the base were pruned.
+        var first: Int64?
+        for try await seq in try await connection.query("SELECT MIN(seq) FROM changes", logger: logger).decode(Int64?.self) { first = seq }
+        guard let first, first <= base.historySeq + 1 else { return nil }
+        var changed = RowNumberSet(largest: base.largestRowNumber)
+        var orders: [Int64] = []
+        var changes = 0
+        let query: PostgresQuery = """
+            WITH recent AS (SELECT key FROM changes WHERE seq > \(base.historySeq) AND entity = 'product' LIMIT \(CurrentFrequentTerms.changeLimit + 1))
+            SELECT changed.key, products.row_order, (SELECT COUNT(*) FROM recent)
+            FROM (SELECT DISTINCT key FROM recent) AS changed LEFT JOIN products ON products.serial_code = changed.key
+            """
+        for try await (key, order, count) in try await connection.query(query, logger: logger).decode((String, Int64?, Int64).self) {
+            changes = Int(count)
+            for row in base.keyRows.rows(of: key) { changed.insert(row) }
+            if let order { orders.append(order) }
+        }
+        guard changes <= CurrentFrequentTerms.changeLimit else { return nil }
+        let numbers = rowNumbers(of: orders, in: base)
+        for number in numbers.values { changed.insert(number) }
+        let matches = try await changedRowMatches(numbers, filter: filter, searches: searches, connection, logger: logger)
+        return Self(
+            current: CurrentFrequentTerms(base: base, changedRows: changed),
+            matchChanged: { matchFilter, search in
+                let searchIndex = try search.map { search in
+                    guard let index = searches.firstIndex(of: search) else { throw ChangedRowsNotRead(search: search) }
+                    return index
+                }
+                // A filter with conditions is the read's own: the reads ask for it, or for none.
+                let conditioned = !matchFilter.query.conditions.isEmpty
+                return matches.filter { match in
+                    (!conditioned || match.passes) && (searchIndex.map { match.matches[$0] } ?? true)
+                }.map(\.row)
+            })
+    }
+
+    /// The row number of each of `orders` (`row_order`s) in `base`: its place among the base's rows, or for a row
+    /// stored since, a number past them.
+    private static func rowNumbers(of orders: [Int64], in base: FrequentTerms) -> [Int64: Int64] {
+        var numbers: [Int64: Int64] = [:]
+        var next = Int64(base.rowOrders.count)
+        for order in orders.sorted() {
+            var (low, high) = (0, base.rowOrders.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if base.rowOrders[middle] < order { low = middle + 1 } else { high = middle }
+            }
+            if low < base.rowOrders.count, base.rowOrders[low] == order {
+                numbers[order] = Int64(low)
+            } else {
+                numbers[order] = next
+                next += 1
+            }
+        }
+        return numbers
+    }
+
+    /// Each changed row (`numbers`, by `row_order`) with its facet values, whether `filter`'s conditions pass it, and
+    /// whether each of `searches` matches it, as the database reads them in the transaction's snapshot.
+    private static func changedRowMatches(
+        _ numbers: [Int64: Int64], filter: ProductFilter, searches: [SearchQuery], _ connection: PostgresConnection, logger: Logger
+    ) async throws -> [(row: CurrentFrequentTerms.ChangedRow, passes: Bool, matches: [Bool])] {
+        guard !numbers.isEmpty else { return [] }
+        var statement = PostgresConditions(filter.query.conditions)
+        let passes = statement.clauses.isEmpty ? "TRUE" : "(" + statement.clauses.joined(separator: " AND ") + ")"
+        let matches = searches.map { search in
+            search.matchesNothing ? "FALSE" : "(" + PostgresSearchIndex.products.condition(search, &statement) + ")"
+        }
+        let sql = """
+            SELECT row_order, category, brand, \(([passes] + matches).joined(separator: ", "))
+            FROM products WHERE row_order = ANY(\(statement.parameter(Array(numbers.keys))))
+            """
+        var found: [(row: CurrentFrequentTerms.ChangedRow, passes: Bool, matches: [Bool])] = []
+        for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: statement.binds), logger: logger) {
+            let cells = Array(row)
+            let order = try cells[0].decode(Int64.self)
+            guard let number = numbers[order] else { continue }
+            let changedRow = CurrentFrequentTerms.ChangedRow(
+                row: number, category: try cells[1].decode(String.self), brand: try cells[2].decode(String.self))
+            found.append((changedRow, try cells[3].decode(Bool.self), try cells[4...].map { try $0.decode(Bool.self) }))
+        }
+        return found
+    }
+}
