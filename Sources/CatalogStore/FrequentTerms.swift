@@ -83,6 +83,25 @@ public struct FrequentTerms: Sendable {
         return answered ? selected : nil
     }
 
+    /// Whether the sets may answer something of a read of `filter`: its count and facets (each word of its search, as
+    /// `expanded` spells it, has a set; or it is a brand's count), that it matches nothing, or its typed prefix spelled
+    /// out. A read of any other filter gains nothing from them, so it need not read the changes since them either.
+    public func mayAnswer(_ filter: ProductFilter) -> Bool {
+        guard let search = filter.searchQuery else {
+            return filter.brand.map { !$0.isEmpty } == true && filter.category?.isEmpty != true && filter.inStock == nil
+        }
+        let expanded = expanded(search)
+        if expanded != search || matchesNothing(expanded) { return true }
+        return !search.matchesNothing && filter.inStock == nil && filter.minimumPrice == nil && filter.maximumPrice == nil
+            && search.parts.allSatisfy { part in
+                switch part {
+                case .word(let word): Self.term(word).map { sets[$0] != nil } ?? false
+                case .anyWord: true
+                case .prefix, .phrase: false
+                }
+            }
+    }
+
     /// Whether `search` matches nothing at the sets' version: a word of ASCII letters and digits the search index does
     /// not hold, or a typed prefix no word of it starts with (a typo, most often). The index's vocabulary is read with
     /// the sets; a word with any other character is left to the engine.

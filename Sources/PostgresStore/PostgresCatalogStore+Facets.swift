@@ -7,7 +7,7 @@ extension PostgresCatalogStore {
         return try await transaction(.read) { [logger] connection in
             let versions = try await Self.versions(connection, logger: logger)
             // The sets made exact at this snapshot answer a search when they hold every word of it.
-            if let base, let typed = filter.searchQuery {
+            if let base, base.mayAnswer(filter), let typed = filter.searchQuery {
                 let searches = PostgresCurrentFrequentTerms.searches(of: typed, in: base)
                 if let terms = try await PostgresCurrentFrequentTerms.read(
                     base, at: versions, filter: filter, searches: searches, connection, logger: logger),

@@ -37,8 +37,8 @@ extension PostgresCatalogStore {
                 try await products(filter, search: nil, page: request, connection, walkIn: .read, terms: nil, onGenericPlans: true, into: rows)
             }
         }
-        // The sets count a search, or a brand; any other filter is counted by the engine, in one statement.
-        guard let base = frequentTerms.latest, query.search != nil || filter.brand != nil else {
+        // A filter the sets answer nothing of is read by the engine alone, in one statement.
+        guard let base = frequentTerms.latest, base.mayAnswer(filter) else {
             return try await transaction(.single) { connection in
                 try await products(filter, search: query.search, page: request, connection, walkIn: .read, terms: nil, into: rows)
             }

@@ -11,7 +11,7 @@ extension SQLiteCatalogStore {
         let frequentTerms = frequentTerms
         return try await read { db in
             let versions = try StoreVersions.fetch(db)
-            if let terms = try Self.currentFrequentTerms(frequentTerms, at: versions, db) {
+            if let terms = try Self.currentFrequentTerms(frequentTerms, for: filter, at: versions, db) {
                 let matchChanged = Self.changedRowMatcher(terms, db)
                 let search = try filter.searchQuery.map { try terms.expanded($0, matchChanged: matchChanged) }
                 if let selected = try terms.selection(

@@ -77,13 +77,14 @@ extension SQLiteCatalogStore {
         }
     }
 
-    /// The sets of `shelf` made exact at the snapshot of `source`, read at `versions`: nil without sets, when they were
-    /// read at a later products version than the snapshot's, when the history no longer holds every change since them
-    /// (it was pruned), or when more than `CurrentFrequentTerms.changeLimit` changes of products came since.
-    static func currentFrequentTerms(_ shelf: FrequentTermShelf, at versions: StoreVersions, _ source: some SQLiteReading) throws
-        -> CurrentFrequentTerms?
-    {
-        guard let base = shelf.latest, base.productsVersion <= versions.products else { return nil }
+    /// The sets of `shelf` made exact at the snapshot of `source`, read at `versions`, for a read of `filter`: nil
+    /// without sets, when they answer nothing of `filter` (`FrequentTerms.mayAnswer`), when they were read at a later
+    /// products version than the snapshot's, when the history no longer holds every change since them (it was
+    /// pruned), or when more than `CurrentFrequentTerms.changeLimit` changes of products came since.
+    static func currentFrequentTerms(
+        _ shelf: FrequentTermShelf, for filter: ProductFilter, at versions: StoreVersions, _ source: some SQLiteReading
+    ) throws -> CurrentFrequentTerms? {
+        guard let base = shelf.latest, base.mayAnswer(filter), base.productsVersion <= versions.products else { return nil }
         guard base.productsVersion < versions.products else { return CurrentFrequentTerms(base: base, changedRows: RowNumberSet(largest: 0)) }
         // Seqs have no gaps: a first kept seq past the base's next means changes since the base were pruned.
         guard let first = try source.integer("SELECT MIN(seq) FROM changes"), first <= base.historySeq + 1 else { return nil }

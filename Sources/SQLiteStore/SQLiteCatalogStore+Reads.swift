@@ -52,7 +52,7 @@ extension SQLiteCatalogStore {
         if indexAnswers || Self.matchesNothing(filter, frequentTerms.latest),
             case let page?? = try directReaders.read({ reader -> Page<Rows>? in
                 let versions = try StoreVersions.fetch(reader)
-                let terms = try Self.currentFrequentTerms(frequentTerms, at: versions, reader)
+                let terms = try Self.currentFrequentTerms(frequentTerms, for: filter, at: versions, reader)
                 // Only the sets made exact at the snapshot read tell: a word written since may match many products.
                 guard try indexAnswers || terms.map({ try Self.matchesNothing(filter, $0, reader) }) == true else { return nil }
                 return try Self.products(filter, page: request, into: rows, versions: versions, terms: terms, reader)
@@ -97,7 +97,8 @@ extension SQLiteCatalogStore {
     ) throws -> Page<Rows> {
         let versions = try StoreVersions.fetch(source)
         return try products(
-            filter, page: request, into: rows, versions: versions, terms: currentFrequentTerms(frequentTerms, at: versions, source), source)
+            filter, page: request, into: rows, versions: versions, terms: currentFrequentTerms(frequentTerms, for: filter, at: versions, source),
+            source)
     }
 
     /// `products` at `versions`, read in this read's transaction, with `terms`, the sets of frequent words made exact

@@ -94,7 +94,9 @@ struct CurrentFrequentTermsTests {
         var changed: Int?
         if let sqlite = store as? SQLiteCatalogStore {
             changed = try await sqlite.read { db in
-                try SQLiteCatalogStore.currentFrequentTerms(sqlite.frequentTerms, at: try StoreVersions.fetch(db), db)?.changedRows.count
+                try SQLiteCatalogStore.currentFrequentTerms(
+                    sqlite.frequentTerms, for: ProductFilter(search: "lamp "), at: try StoreVersions.fetch(db), db)?
+                    .changedRows.count
             }
         } else if let postgres = store as? PostgresCatalogStore {
             let logger = postgres.logger
@@ -106,5 +108,12 @@ struct CurrentFrequentTermsTests {
             }
         }
         #expect(changed == 8)
+        // A read the sets answer nothing of reads no change since them: a filter of stock, or of a category alone.
+        for filter in [ProductFilter(inStock: true, search: "lamp "), ProductFilter(inStock: true), ProductFilter(category: "office")] {
+            #expect(!base.mayAnswer(filter), "\(filter)")
+        }
+        for filter in [ProductFilter(search: "lamp "), ProductFilter(search: "la"), ProductFilter(search: "qqq "), ProductFilter(brand: "acme")] {
+            #expect(base.mayAnswer(filter), "\(filter)")
+        }
     }
 }
