@@ -111,18 +111,23 @@ extension SQLiteCatalogStore {
     }
 
     /// The changed rows of `terms` that a filter and a search select in the snapshot of `source`, as the search index
-    /// and the products table read them: each looked up by its row number.
+    /// and the products table read them: the rows looked up by their numbers, and matched in an index of their own
+    /// (`ChangedProductsIndex`), made at the first search asked.
     static func changedRowMatcher(_ terms: CurrentFrequentTerms, _ source: some SQLiteReading) -> CurrentFrequentTerms.ChangedRowMatcher {
         var list: [String] = []
         terms.changedRows.forEach { list.append(String($0)) }
         let rows = "[" + list.joined(separator: ",") + "]"
+        var indexed = false
         return { filter, search in
             if search?.matchesNothing == true { return [] }
             var selected = SQLiteConditions(filter.query.conditions)
             selected.add("rowid IN (SELECT value FROM json_each(?))", rows)
             if let search {
-                let index = SQLiteSearchIndex.products.table
-                selected.add("EXISTS (SELECT 1 FROM \(index) WHERE \(index) MATCH ? AND rowid = products.rowid)", SQLiteSearchIndex.matchText(search))
+                if !indexed {
+                    try ChangedProductsIndex.index(rows, source)
+                    indexed = true
+                }
+                selected.add(ChangedProductsIndex.matches, SQLiteSearchIndex.matchText(search))
             }
             return try source.rows("SELECT rowid, category, brand FROM products \(selected.whereSQL)", selected.values) { row in
                 CurrentFrequentTerms.ChangedRow(row: row.integer(0), category: row.text(1), brand: row.text(2))

@@ -40,7 +40,7 @@ struct CurrentFrequentTermsTests {
         #expect(base.terms.contains("lamp"))
 
         func compare(_ stage: String) async throws {
-            for search in ["lamp ", "lamp desk ", "lamp", "la", "oak zinc "] {
+            for search in ["lamp ", "lamp desk ", "lamp", "la", "oak zinc ", "lampshade ", "lampsh"] {
                 let typed = search.split(separator: " ").map(String.init)
                 let wholeLast = search.hasSuffix(" ")
                 let expected = rows.values.filter { product in
