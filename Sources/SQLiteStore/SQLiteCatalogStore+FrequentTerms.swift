@@ -77,6 +77,12 @@ extension SQLiteCatalogStore {
         }
     }
 
+    /// The keys of the products changed after a seq (the first parameter), at most the second parameter's number of
+    /// changes: read along the history's key from that seq, as few entries as there are changes since. Left to
+    /// itself, SQLite reads every entry of the entity's index (`changes_by_key`) for the entity's condition, and a
+    /// history holds an entry per product an import wrote (`CurrentFrequentTermsTests` asks its plan).
+    static let changesSince = "SELECT key FROM changes NOT INDEXED WHERE seq > ? AND entity = 'product' LIMIT ?"
+
     /// The sets of `shelf` made exact at the snapshot of `source`, read at `versions`, for a read of `filter`: nil
     /// without sets, when they answer nothing of `filter` (`FrequentTerms.mayAnswer`), when they were read at a later
     /// products version than the snapshot's, when the history no longer holds every change since them (it was
@@ -91,7 +97,7 @@ extension SQLiteCatalogStore {
         var keys: Set<String> = []
         var changes = 0
         try source.forEachRow(
-            "SELECT key FROM changes WHERE seq > ? AND entity = 'product' LIMIT ?",
+            changesSince,
             [base.historySeq.databaseValue, (CurrentFrequentTerms.changeLimit + 1).databaseValue]
         ) { _, statement in
             keys.insert(DirectRow(statement: statement).text(0))

@@ -2,6 +2,7 @@ import CatalogFixtures
 import CatalogModel
 import CatalogStore
 import CatalogTestSupport
+import GRDB
 import Testing
 
 @testable import PostgresStore
@@ -93,6 +94,12 @@ struct CurrentFrequentTermsTests {
         // written and deleted since the base.
         var changed: Int?
         if let sqlite = store as? SQLiteCatalogStore {
+            // The changes since the base are read along the history's key, however long the history.
+            let plan = try await sqlite.read { db in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + SQLiteCatalogStore.changesSince, arguments: [0, 1]).map { $0["detail"] as String }
+                    .joined(separator: " ")
+            }
+            #expect(plan.contains("INTEGER PRIMARY KEY"), "\(plan)")
             changed = try await sqlite.read { db in
                 try SQLiteCatalogStore.currentFrequentTerms(
                     sqlite.frequentTerms, for: ProductFilter(search: "lamp "), at: try StoreVersions.fetch(db), db)?
