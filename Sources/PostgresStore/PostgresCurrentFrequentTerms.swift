@@ -115,9 +115,11 @@ struct PostgresCurrentFrequentTerms {
         let matches = searches.map { search in
             search.matchesNothing ? "FALSE" : "(" + PostgresSearchIndex.products.condition(search, &statement) + ")"
         }
+        // The changed rows first, by their key, and the conditions on them alone: beside the search's own condition,
+        // the planner may prefer the search index, which reads every match of a word most rows hold.
         let sql = """
-            SELECT row_order, category, brand, \(([passes] + matches).joined(separator: ", "))
-            FROM products WHERE row_order = ANY(\(statement.parameter(Array(numbers.keys))))
+            WITH changed AS MATERIALIZED (SELECT * FROM products WHERE row_order = ANY(\(statement.parameter(Array(numbers.keys)))))
+            SELECT row_order, category, brand, \(([passes] + matches).joined(separator: ", ")) FROM changed
             """
         var found: [(row: CurrentFrequentTerms.ChangedRow, passes: Bool, matches: [Bool])] = []
         for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: statement.binds), logger: logger) {
