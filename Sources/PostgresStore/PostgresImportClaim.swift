@@ -52,7 +52,7 @@ final class PostgresImportClaim: ImportClaim {
                     do {
                         try await prepare(connection)
                     } catch {
-                        _ = try? await connection.query("SELECT pg_advisory_unlock(\(key))", logger: logger)
+                        if !connection.isClosed { _ = try? await connection.query("SELECT pg_advisory_unlock(\(key))", logger: logger) }
                         throw error
                     }
                     outcome.yield(process)

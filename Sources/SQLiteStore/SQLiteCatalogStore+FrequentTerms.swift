@@ -135,7 +135,8 @@ extension SQLiteCatalogStore {
                 }
                 selected.add(ChangedProductsIndex.matches, SQLiteSearchIndex.matchText(search))
             }
-            return try source.rows("SELECT rowid, category, brand FROM products \(selected.whereSQL)", selected.values) { row in
+            // By their row numbers alone: beside a category's or a brand's condition, the planner may read its index.
+            return try source.rows("SELECT rowid, category, brand FROM products NOT INDEXED \(selected.whereSQL)", selected.values) { row in
                 CurrentFrequentTerms.ChangedRow(row: row.integer(0), category: row.text(1), brand: row.text(2))
             }
         }

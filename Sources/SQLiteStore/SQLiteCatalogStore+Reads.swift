@@ -52,9 +52,11 @@ extension SQLiteCatalogStore {
         if indexAnswers || Self.matchesNothing(filter, frequentTerms.latest),
             case let page?? = try directReaders.read({ reader -> Page<Rows>? in
                 let versions = try StoreVersions.fetch(reader)
-                let terms = try Self.currentFrequentTerms(frequentTerms, for: filter, at: versions, reader)
+                let terms = try Self.currentFrequentTerms(frequentTerms, for: filter, at: versions, reader).map {
+                    ($0, Self.changedRowMatcher($0, reader))
+                }
                 // Only the sets made exact at the snapshot read tell: a word written since may match many products.
-                guard try indexAnswers || terms.map({ try Self.matchesNothing(filter, $0, reader) }) == true else { return nil }
+                guard try indexAnswers || terms.map({ try Self.matchesNothing(filter, $0.0, matchChanged: $0.1) }) == true else { return nil }
                 return try Self.products(filter, page: request, into: rows, versions: versions, terms: terms, reader)
             })
         {
@@ -82,9 +84,11 @@ extension SQLiteCatalogStore {
         return terms.matchesNothing(terms.expanded(search))
     }
 
-    private static func matchesNothing(_ filter: ProductFilter, _ terms: CurrentFrequentTerms, _ source: some SQLiteReading) throws -> Bool {
+    private static func matchesNothing(
+        _ filter: ProductFilter, _ terms: CurrentFrequentTerms, matchChanged: CurrentFrequentTerms.ChangedRowMatcher
+    ) throws -> Bool {
         guard let search = filter.searchQuery else { return false }
-        return try terms.matchesNothing(search, matchChanged: changedRowMatcher(terms, source))
+        return try terms.matchesNothing(search, matchChanged: matchChanged)
     }
 
     /// The orderings of products an index gives (`DirectReadTests` asks SQLite's plans).
@@ -96,21 +100,20 @@ extension SQLiteCatalogStore {
         _ filter: ProductFilter, page request: PageRequest, into rows: Rows, frequentTerms: FrequentTermShelf, _ source: some SQLiteReading
     ) throws -> Page<Rows> {
         let versions = try StoreVersions.fetch(source)
-        return try products(
-            filter, page: request, into: rows, versions: versions, terms: currentFrequentTerms(frequentTerms, for: filter, at: versions, source),
-            source)
+        let terms = try currentFrequentTerms(frequentTerms, for: filter, at: versions, source).map { ($0, changedRowMatcher($0, source)) }
+        return try products(filter, page: request, into: rows, versions: versions, terms: terms, source)
     }
 
-    /// `products` at `versions`, read in this read's transaction, with `terms`, the sets of frequent words made exact
-    /// at that snapshot when there are.
+    /// `products` at `versions`, read in this read's transaction, with `current`, the sets of frequent words made exact
+    /// at that snapshot when there are, and the matcher of their changed rows (one a read: it indexes them once).
     private static func products<Rows: ProductPageRows>(
-        _ filter: ProductFilter, page request: PageRequest, into rows: Rows, versions: StoreVersions, terms: CurrentFrequentTerms?,
-        _ source: some SQLiteReading
+        _ filter: ProductFilter, page request: PageRequest, into rows: Rows, versions: StoreVersions,
+        terms current: (CurrentFrequentTerms, CurrentFrequentTerms.ChangedRowMatcher)?, _ source: some SQLiteReading
     ) throws -> Page<Rows> {
         var rows = rows
         let query = filter.query
         let filters = SQLiteConditions(query.conditions)
-        let matchChanged = terms.map { changedRowMatcher($0, source) }
+        let (terms, matchChanged) = (current?.0, current?.1)
         var search = query.search
         if let terms, let matchChanged, let typed = query.search {
             if try terms.matchesNothing(typed, matchChanged: matchChanged) {

@@ -69,7 +69,10 @@ struct ShutdownDeadline<Application: Service>: Service {
                 "the application had not ended \(Self.abandonAfter) after the shutdown timeout (\(timeout)): the stop ends without it",
                 metadata: ["shutdown.timeout": "\(timeout)", "shutdown.abandoned": "application"])
             running.cancel()
-        case nil: running.cancel()
+        case nil:
+            // Cancelled rather than stopped: the application is cancelled too, and waited for, as a task group would.
+            running.cancel()
+            await running.value
         }
     }
 }
