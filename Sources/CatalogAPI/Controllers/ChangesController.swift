@@ -72,7 +72,7 @@ struct ChangesController<Context: RequestContext> {
     /// A position in the history, as `since` or `Last-Event-ID` gives it.
     static func changeToken(_ text: String, parameter: String = "since") throws(Problem) -> Int64 {
         // Digits alone, as `Last-Event-ID`'s pattern says: `Int64` would take `+5` too.
-        guard text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let since = Int64(text), since >= 0 else {
+        guard text.utf8.allSatisfy(QueryReader.isDigit), let since = Int64(text), since >= 0 else {
             throw Problem.badParameter(
                 parameter, "\(parameter) must be a change token (a non-negative integer such as a last_seq), got '\(text)'")
         }

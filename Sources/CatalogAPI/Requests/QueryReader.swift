@@ -62,7 +62,7 @@ struct QueryReader {
     }
 
     /// Whether `byte` is an ASCII digit.
-    private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+    static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
     /// A path parameter, percent-decoded: `/products/A%20B` names the product `A B`.
     static func pathParameter<Context: RequestContext>(_ name: String, _ context: Context) throws(Problem) -> String {
