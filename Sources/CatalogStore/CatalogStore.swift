@@ -59,6 +59,11 @@ public protocol CatalogStore: Service, CustomStringConvertible {
     /// from then on counts and facets searches of them from those sets, made exact at each read's snapshot by the
     /// changes since them (`CurrentFrequentTerms`).
     func refreshFrequentTerms(_ policy: FrequentTermPolicy) async throws -> FrequentTerms
+    /// Brings the sets reads use forward to the latest snapshot (`FrequentTerms.advanced`), reading from the engine the
+    /// rows changed since them alone; nil, leaving them as they are, when there are none yet, when the history no
+    /// longer holds every change since them, or when more than `CurrentFrequentTerms.advanceLimit` changes came since:
+    /// then they are read whole again (`refreshFrequentTerms`).
+    func advanceFrequentTerms() async throws -> FrequentTerms?
     /// The products version of the sets reads use (`refreshFrequentTerms`), nil before the first refresh.
     var frequentTermsVersion: Int64? { get }
     func category(name: String) async throws -> (CategoryRow?, StoreVersions)

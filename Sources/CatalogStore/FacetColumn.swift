@@ -19,8 +19,14 @@ struct FacetColumn: Sendable {
         return number
     }
 
+    /// Records that row `rowNumber` holds the value `number` stands for, growing the column for a row numbered past
+    /// it (one stored since the column was read, `FrequentTerms.advanced`).
     mutating func assign(_ number: UInt32, to rowNumber: Int64) {
-        guard rowNumber >= 0, rowNumber < rowValues.count else { return }
+        guard rowNumber >= 0 else { return }
+        if rowNumber >= rowValues.count {
+            guard number != 0 else { return }
+            rowValues += Array(repeating: 0, count: Int(rowNumber) + 1 - rowValues.count)
+        }
         rowValues[Int(rowNumber)] = number
     }
 

@@ -22,13 +22,16 @@ public struct FrequentTerms: Sendable {
     public let rowOrders: [Int64]
     /// The products' row numbers run from 0 through this one (with gaps where rows were deleted).
     public let largestRowNumber: Int64
-    private let sets: [String: RowNumberSet]
-    private let columns: [ProductFacetField: FacetColumn]
-    private let vocabulary: Vocabulary?
+    /// The history seq of the last time the sets were read whole from the engine, rather than brought forward
+    /// (`advanced`): the words that have a set were chosen then.
+    public let wholeReadSeq: Int64
+    let sets: [String: RowNumberSet]
+    let columns: [ProductFacetField: FacetColumn]
+    let vocabulary: Vocabulary?
     /// The rows of each spelled-out prefix of a word with a set (`Builder.prefixesToSpellOut`), by its words joined.
-    private let prefixSets: [String: RowNumberSet]
+    let prefixSets: [String: RowNumberSet]
     /// Each row's `price_micros`.
-    private let prices: [Int64]
+    let prices: [Int64]
 
     /// The words that have a set, in order.
     public var terms: [String] { sets.keys.sorted() }
@@ -271,7 +274,7 @@ public struct FrequentTerms: Sendable {
             vocabulary?.sets = Set(sets.keys)
             return FrequentTerms(
                 productsVersion: productsVersion, historySeq: historySeq, keyRows: KeyRowIndex(keyEntries), rowOrders: rowOrders,
-                largestRowNumber: largestRowNumber,
+                largestRowNumber: largestRowNumber, wholeReadSeq: historySeq,
                 sets: sets, columns: columns, vocabulary: vocabulary,
                 prefixSets: prefixSets, prices: prices)
         }

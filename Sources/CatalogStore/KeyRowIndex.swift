@@ -9,9 +9,34 @@ public struct KeyRowIndex: Sendable {
 
     /// The index of `entries`, each a key's hash (`hash(_:)`) and its row, in any order.
     public init(_ entries: [(hash: UInt64, row: Int64)]) {
-        let sorted = entries.sorted { $0.hash < $1.hash }
+        self.init(sorted: entries.sorted { ($0.hash, $0.row) < ($1.hash, $1.row) })
+    }
+
+    private init(sorted: [(hash: UInt64, row: Int64)]) {
         hashes = sorted.map(\.hash)
         rows = sorted.map(\.row)
+    }
+
+    /// The index with `entries` too, each a key's hash and its row, in any order: an entry it holds already is not
+    /// added again. A key's older entry stays: a lookup gives its old row in excess, which is only read again.
+    public func adding(_ entries: [(hash: UInt64, row: Int64)]) -> KeyRowIndex {
+        let added = entries.sorted { ($0.hash, $0.row) < ($1.hash, $1.row) }
+        var merged: [(hash: UInt64, row: Int64)] = []
+        merged.reserveCapacity(hashes.count + added.count)
+        var (old, new) = (0, 0)
+        while old < hashes.count || new < added.count {
+            let next: (hash: UInt64, row: Int64)
+            if new == added.count || (old < hashes.count && (hashes[old], rows[old]) <= (added[new].hash, added[new].row)) {
+                next = (hashes[old], rows[old])
+                old += 1
+            } else {
+                next = added[new]
+                new += 1
+            }
+            if let last = merged.last, last.hash == next.hash, last.row == next.row { continue }
+            merged.append(next)
+        }
+        return KeyRowIndex(sorted: merged)
     }
 
     /// The rows of the keys that share `key`'s hash: its own row when it had one, and the rare other.

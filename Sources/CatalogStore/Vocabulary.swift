@@ -3,8 +3,8 @@ struct Vocabulary: Sendable {
     /// The most words a prefix is spelled out as: each is a term the engine steps through.
     static let maximumWords = 256
 
-    let words: [String]
-    let rows: [Int]
+    private(set) var words: [String]
+    private(set) var rows: [Int]
     let spelledOutRows: Int
     /// The words that have a set, whose rows count for nothing against `spelledOutRows`.
     var sets: Set<String> = []
@@ -21,6 +21,22 @@ struct Vocabulary: Sendable {
             guard end - start <= Self.maximumWords, others <= spelledOutRows else { return nil }
         }
         return end > start ? Array(words[start..<end]) : nil
+    }
+
+    init(words: [String], rows: [Int], spelledOutRows: Int) {
+        self.words = words
+        self.rows = rows
+        self.spelledOutRows = spelledOutRows
+    }
+
+    /// Adds words it does not hold, each with how many rows hold it.
+    mutating func add(_ written: [String: Int]) {
+        guard !written.isEmpty else { return }
+        var merged: [(word: String, rows: Int)] = zip(words, rows).map { ($0, $1) }
+        merged += written.map { ($0.key, $0.value) }
+        merged.sort { $0.word.utf8.lexicographicallyPrecedes($1.word.utf8) }
+        words = merged.map(\.word)
+        rows = merged.map(\.rows)
     }
 
     func holds(_ word: String) -> Bool {

@@ -67,6 +67,42 @@ extension PostgresCatalogStore {
         return terms
     }
 
+    /// Brings the sets forward in one read-only snapshot: the rows changed since them, each with the lexemes of its
+    /// search vector (`FrequentTerms.advanced`). Nil when a row stored since them has an order below their last one,
+    /// which a place past theirs would misnumber: they are then read whole again.
+    public func advanceFrequentTerms() async throws -> FrequentTerms? {
+        guard let base = frequentTerms.latest else { return nil }
+        let advanced = try await transaction(.read) { [logger] connection -> FrequentTerms? in
+            let version = try await Self.versions(connection, logger: logger).products
+            guard version > base.productsVersion else { return base }
+            var historySeq: Int64 = 0
+            for try await seq in try await connection.query("SELECT last_seq FROM history_state", logger: logger).decode(Int64.self) {
+                historySeq = seq
+            }
+            guard
+                let changed = try await PostgresCurrentFrequentTerms.ChangedRows.read(
+                    since: base, limit: CurrentFrequentTerms.advanceLimit, connection, logger: logger),
+                (changed.newOrders.first ?? .max) > (base.rowOrders.last ?? .min)
+            else { return nil }
+            var products: [ChangedProduct] = []
+            let query: PostgresQuery = """
+                SELECT row_order, serial_code, category, brand, price_micros, tsvector_to_array(search_vector)
+                FROM products WHERE row_order = ANY(\(Array(changed.numbers.keys)))
+                """
+            for try await (order, key, category, brand, price, words) in try await connection.query(query, logger: logger).decode(
+                (Int64, String, String, String, Int64, [String]).self)
+            {
+                guard let number = changed.numbers[order] else { continue }
+                products.append(
+                    ChangedProduct(row: number, key: key, category: category, brand: brand, priceMicros: price, words: Set(words)))
+            }
+            return base.advanced(
+                to: version, historySeq: historySeq, touched: changed.rows, products: products, newOrders: changed.newOrders)
+        }
+        if let advanced { frequentTerms.install(advanced) }
+        return advanced
+    }
+
     /// Adds to `rows` the numbers of the products holding any of `words`, as the search index reads them: each
     /// product's place in `orders`, every `row_order` in order.
     static func addMatches(

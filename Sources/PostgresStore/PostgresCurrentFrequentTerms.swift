@@ -33,12 +33,10 @@ struct PostgresCurrentFrequentTerms {
 
     /// `base` made exact at the snapshot of `connection`'s transaction, read at `versions`, for a read of `filter`
     /// whose searches are `searches` (its own, and spelled out): nil when the sets were read at a later products
-    /// version than the snapshot's, when the history no longer holds every change since them (it was pruned), or when
-    /// more than `CurrentFrequentTerms.changeLimit` changes of products came since.
+    /// version than the snapshot's, or when `ChangedRows.read` finds none.
     ///
     /// The changed rows' matches are read here, in one statement, for the filter's conditions and each of `searches`:
-    /// the matcher answers for those alone, as the reads that use it ask. A row stored since the base, whose
-    /// `row_order` the base does not hold, is numbered past the base's rows.
+    /// the matcher answers for those alone, as the reads that use it ask.
     static func read(
         _ base: FrequentTerms, at versions: StoreVersions, filter: ProductFilter, searches: [SearchQuery], _ connection: PostgresConnection,
         logger: Logger
@@ -47,29 +45,12 @@ struct PostgresCurrentFrequentTerms {
         guard base.productsVersion < versions.products else {
             return Self(current: CurrentFrequentTerms(base: base, changedRows: RowNumberSet(largest: 0)), matchChanged: { _, _ in [] })
         }
-        // Seqs have no gaps: a first kept seq past the base's next means changes since the base were pruned.
-        var first: Int64?
-        for try await seq in try await connection.query("SELECT MIN(seq) FROM changes", logger: logger).decode(Int64?.self) { first = seq }
-        guard let first, first <= base.historySeq + 1 else { return nil }
-        var changed = RowNumberSet(largest: base.largestRowNumber)
-        var orders: [Int64] = []
-        var changes = 0
-        let query: PostgresQuery = """
-            WITH recent AS (SELECT key FROM changes WHERE seq > \(base.historySeq) AND entity = 'product' LIMIT \(CurrentFrequentTerms.changeLimit + 1))
-            SELECT changed.key, products.row_order, (SELECT COUNT(*) FROM recent)
-            FROM (SELECT DISTINCT key FROM recent) AS changed LEFT JOIN products ON products.serial_code = changed.key
-            """
-        for try await (key, order, count) in try await connection.query(query, logger: logger).decode((String, Int64?, Int64).self) {
-            changes = Int(count)
-            for row in base.keyRows.rows(of: key) { changed.insert(row) }
-            if let order { orders.append(order) }
+        guard let changed = try await ChangedRows.read(since: base, limit: CurrentFrequentTerms.changeLimit, connection, logger: logger) else {
+            return nil
         }
-        guard changes <= CurrentFrequentTerms.changeLimit else { return nil }
-        let numbers = rowNumbers(of: orders, in: base)
-        for number in numbers.values { changed.insert(number) }
-        let matches = try await changedRowMatches(numbers, filter: filter, searches: searches, connection, logger: logger)
+        let matches = try await changedRowMatches(changed.numbers, filter: filter, searches: searches, connection, logger: logger)
         return Self(
-            current: CurrentFrequentTerms(base: base, changedRows: changed),
+            current: CurrentFrequentTerms(base: base, changedRows: changed.rows),
             matchChanged: { matchFilter, search in
                 let searchIndex = try search.map { search in
                     guard let index = searches.firstIndex(of: search) else { throw ChangedRowsNotRead(search: search) }
@@ -83,25 +64,67 @@ struct PostgresCurrentFrequentTerms {
             })
     }
 
-    /// The row number of each of `orders` (`row_order`s) in `base`: its place among the base's rows, or for a row
-    /// stored since, a number past them.
-    private static func rowNumbers(of orders: [Int64], in base: FrequentTerms) -> [Int64: Int64] {
-        var numbers: [Int64: Int64] = [:]
-        var next = Int64(base.rowOrders.count)
-        for order in orders.sorted() {
-            var (low, high) = (0, base.rowOrders.count)
-            while low < high {
-                let middle = (low + high) / 2
-                if base.rowOrders[middle] < order { low = middle + 1 } else { high = middle }
+    /// The rows a change since a base touched (`CurrentFrequentTerms.changedRows`), each with its `row_order`.
+    struct ChangedRows {
+        let rows: RowNumberSet
+        /// Each touched row's number, by its `row_order`: the rows the changed keys hold at the snapshot, and those they
+        /// (and any key sharing their hash) held at the base, whether or not that order still stands.
+        let numbers: [Int64: Int64]
+        /// The orders of the rows numbered past the base's, ascending as their numbers are (`FrequentTerms.advanced`).
+        let newOrders: [Int64]
+
+        /// The rows the changes after `base` touched, at the snapshot of `connection`'s transaction: nil when the history
+        /// no longer holds every change since the base (it was pruned), or when more than `limit` changes of products
+        /// came since. A row stored since the base, whose `row_order` the base does not hold, is numbered past the
+        /// base's rows.
+        static func read(since base: FrequentTerms, limit: Int, _ connection: PostgresConnection, logger: Logger) async throws -> Self? {
+            // Seqs have no gaps: a first kept seq past the base's next means changes since the base were pruned.
+            var first: Int64?
+            for try await seq in try await connection.query("SELECT MIN(seq) FROM changes", logger: logger).decode(Int64?.self) { first = seq }
+            guard let first, first <= base.historySeq + 1 else { return nil }
+            var changed = RowNumberSet(largest: base.largestRowNumber)
+            var orders: [Int64] = []
+            var changes = 0
+            let query: PostgresQuery = """
+                WITH recent AS (SELECT key FROM changes WHERE seq > \(base.historySeq) AND entity = 'product' LIMIT \(limit + 1))
+                SELECT changed.key, products.row_order, (SELECT COUNT(*) FROM recent)
+                FROM (SELECT DISTINCT key FROM recent) AS changed LEFT JOIN products ON products.serial_code = changed.key
+                """
+            for try await (key, order, count) in try await connection.query(query, logger: logger).decode((String, Int64?, Int64).self) {
+                changes = Int(count)
+                for row in base.keyRows.rows(of: key) { changed.insert(row) }
+                if let order { orders.append(order) }
             }
-            if low < base.rowOrders.count, base.rowOrders[low] == order {
-                numbers[order] = Int64(low)
-            } else {
-                numbers[order] = next
-                next += 1
+            guard changes <= limit else { return nil }
+            var numbers = rowNumbers(of: orders, in: base)
+            for number in numbers.values { changed.insert(number) }
+            changed.forEach { number in
+                if number < base.rowOrders.count { numbers[base.rowOrders[number]] = Int64(number) }
             }
+            let newOrders = numbers.filter { $0.value >= base.rowOrders.count }.keys.sorted()
+            return Self(rows: changed, numbers: numbers, newOrders: newOrders)
         }
-        return numbers
+
+        /// The row number of each of `orders` (`row_order`s) in `base`: its place among the base's rows, or for a row
+        /// stored since, a number past them.
+        private static func rowNumbers(of orders: [Int64], in base: FrequentTerms) -> [Int64: Int64] {
+            var numbers: [Int64: Int64] = [:]
+            var next = Int64(base.rowOrders.count)
+            for order in orders.sorted() {
+                var (low, high) = (0, base.rowOrders.count)
+                while low < high {
+                    let middle = (low + high) / 2
+                    if base.rowOrders[middle] < order { low = middle + 1 } else { high = middle }
+                }
+                if low < base.rowOrders.count, base.rowOrders[low] == order {
+                    numbers[order] = Int64(low)
+                } else {
+                    numbers[order] = next
+                    next += 1
+                }
+            }
+            return numbers
+        }
     }
 
     /// Each changed row (`numbers`, by `row_order`) with its facet values, whether `filter`'s conditions pass it, and

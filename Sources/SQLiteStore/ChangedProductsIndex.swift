@@ -29,6 +29,19 @@ enum ChangedProductsIndex {
         ) { _, _ in false }
     }
 
+    /// The words each indexed row holds, by its row number, as the tokenizer made them (`fts5vocab`'s instances).
+    static func words(_ source: some SQLiteReading) throws -> [Int64: Set<String>] {
+        let vocabulary = "CREATE VIRTUAL TABLE IF NOT EXISTS temp.changed_product_words USING fts5vocab(temp, changed_product_search, instance)"
+        try source.forEachRow(vocabulary, []) { _, _ in false }
+        var words: [Int64: Set<String>] = [:]
+        try source.forEachRow("SELECT DISTINCT doc, term FROM temp.changed_product_words", []) { _, statement in
+            let row = DirectRow(statement: statement)
+            words[row.integer(0), default: []].insert(row.text(1))
+            return true
+        }
+        return words
+    }
+
     /// The condition on `products` that its row is one of the indexed rows that a search's match text (a parameter)
     /// matches.
     static let matches = "rowid IN (SELECT rowid FROM temp.changed_product_search WHERE changed_product_search MATCH ?)"

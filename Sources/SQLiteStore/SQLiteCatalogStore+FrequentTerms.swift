@@ -67,6 +67,32 @@ extension SQLiteCatalogStore {
         return builder.build()
     }
 
+    /// Brings the sets forward in one read transaction: the rows changed since them, each with the words the search
+    /// index's tokenizer makes of it (`ChangedProductsIndex.words`).
+    public func advanceFrequentTerms() async throws -> FrequentTerms? {
+        guard let base = frequentTerms.latest else { return nil }
+        let advanced = try await read { db -> FrequentTerms? in
+            let versions = try StoreVersions.fetch(db)
+            guard versions.products > base.productsVersion else { return base }
+            guard let touched = try Self.changedRows(since: base, limit: CurrentFrequentTerms.advanceLimit, db) else { return nil }
+            let historySeq = try db.integer("SELECT seq FROM sqlite_sequence WHERE name = 'changes'") ?? 0
+            let rows = Self.rowList(touched)
+            try ChangedProductsIndex.index(rows, db)
+            let words = try ChangedProductsIndex.words(db)
+            let products = try db.rows(
+                "SELECT rowid, serial_code, category, brand, price_micros FROM products WHERE rowid IN (SELECT value FROM json_each(?))",
+                [rows.databaseValue]
+            ) { row in
+                ChangedProduct(
+                    row: row.integer(0), key: row.text(1), category: row.text(2), brand: row.text(3), priceMicros: row.integer(4),
+                    words: words[row.integer(0)] ?? [])
+            }
+            return base.advanced(to: versions.products, historySeq: historySeq, touched: touched, products: products)
+        }
+        if let advanced { frequentTerms.install(advanced) }
+        return advanced
+    }
+
     /// Adds to `rows` the row numbers of the products holding any of `words`, as the search index reads them.
     static func addMatches(of words: [String], to rows: inout RowNumberSet, _ source: some SQLiteReading) throws {
         let match = SQLiteSearchIndex.matchText(SearchQuery(parts: [.anyWord(words)])).databaseValue
@@ -85,26 +111,31 @@ extension SQLiteCatalogStore {
 
     /// The sets of `shelf` made exact at the snapshot of `source`, read at `versions`, for a read of `filter`: nil
     /// without sets, when they answer nothing of `filter` (`FrequentTerms.mayAnswer`), when they were read at a later
-    /// products version than the snapshot's, when the history no longer holds every change since them (it was
-    /// pruned), or when more than `CurrentFrequentTerms.changeLimit` changes of products came since.
+    /// products version than the snapshot's, or when `changedRows` finds none.
     static func currentFrequentTerms(
         _ shelf: FrequentTermShelf, for filter: ProductFilter, at versions: StoreVersions, _ source: some SQLiteReading
     ) throws -> CurrentFrequentTerms? {
         guard let base = shelf.latest, base.mayAnswer(filter), base.productsVersion <= versions.products else { return nil }
         guard base.productsVersion < versions.products else { return CurrentFrequentTerms(base: base, changedRows: RowNumberSet(largest: 0)) }
+        return try changedRows(since: base, limit: CurrentFrequentTerms.changeLimit, source).map {
+            CurrentFrequentTerms(base: base, changedRows: $0)
+        }
+    }
+
+    /// The rows the changes after `base` touched in the snapshot of `source` (`CurrentFrequentTerms.changedRows`): nil
+    /// when the history no longer holds every change since the base (it was pruned), or when more than `limit` changes
+    /// of products came since.
+    static func changedRows(since base: FrequentTerms, limit: Int, _ source: some SQLiteReading) throws -> RowNumberSet? {
         // Seqs have no gaps: a first kept seq past the base's next means changes since the base were pruned.
         guard let first = try source.integer("SELECT MIN(seq) FROM changes"), first <= base.historySeq + 1 else { return nil }
         var keys: Set<String> = []
         var changes = 0
-        try source.forEachRow(
-            changesSince,
-            [base.historySeq.databaseValue, (CurrentFrequentTerms.changeLimit + 1).databaseValue]
-        ) { _, statement in
+        try source.forEachRow(changesSince, [base.historySeq.databaseValue, (limit + 1).databaseValue]) { _, statement in
             keys.insert(DirectRow(statement: statement).text(0))
             changes += 1
             return true
         }
-        guard changes <= CurrentFrequentTerms.changeLimit else { return nil }
+        guard changes <= limit else { return nil }
         var changed = RowNumberSet(largest: base.largestRowNumber)
         for key in keys {
             for row in base.keyRows.rows(of: key) { changed.insert(row) }
@@ -113,16 +144,21 @@ extension SQLiteCatalogStore {
                 return false
             }
         }
-        return CurrentFrequentTerms(base: base, changedRows: changed)
+        return changed
+    }
+
+    /// `rows` as a JSON array, for `json_each`.
+    static func rowList(_ rows: RowNumberSet) -> String {
+        var list: [String] = []
+        rows.forEach { list.append(String($0)) }
+        return "[" + list.joined(separator: ",") + "]"
     }
 
     /// The changed rows of `terms` that a filter and a search select in the snapshot of `source`, as the search index
     /// and the products table read them: the rows looked up by their numbers, and matched in an index of their own
     /// (`ChangedProductsIndex`), made at the first search asked.
     static func changedRowMatcher(_ terms: CurrentFrequentTerms, _ source: some SQLiteReading) -> CurrentFrequentTerms.ChangedRowMatcher {
-        var list: [String] = []
-        terms.changedRows.forEach { list.append(String($0)) }
-        let rows = "[" + list.joined(separator: ",") + "]"
+        let rows = rowList(terms.changedRows)
         var indexed = false
         return { filter, search in
             if search?.matchesNothing == true { return [] }

@@ -121,4 +121,29 @@ struct FacetTests {
             #expect(Self.values(after, "brand") == ["Acme=3", "Zeta=3"])
         }
     }
+
+    /// Under writes that never stop for the quiet period, the sets are brought forward by the changes since them
+    /// every second (`FrequentTerms.advanced`), not left at their version until the writes stop or a minute passes.
+    @Test(arguments: StoreBackend.available) func theSetsAreBroughtForwardWhileWritesGoOn(_ backend: StoreBackend) async throws {
+        var harness = WriteHarness(backend: backend)
+        harness.setup = .live
+        try await harness.run { _, components in
+            let store = components.store
+            try await Self.seed(store)
+            for _ in 0..<600 where store.frequentTermsVersion == nil { try await Task.sleep(for: .milliseconds(100)) }
+            let first = try #require(store.frequentTermsVersion)
+            var seen: Set<Int64> = []
+            // 6 s of a write every 200 ms: never 2 s without one.
+            for write in 0..<30 {
+                _ = try await store.upsertProducts(
+                    [Product(serialCode: "W\(write % 3)", name: "desk \(write)", category: "desk", brand: "Acme", price: try Price(parsing: "10"))],
+                    author: "api")
+                if let version = store.frequentTermsVersion, version > first { seen.insert(version) }
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            #expect(seen.count >= 2, "the sets' versions while the writes went on: \(seen.sorted())")
+            let searched = try await store.products(ProductFilter(search: "desk "), page: PageRequest(pageSize: 1))
+            #expect(searched.count == 8)
+        }
+    }
 }

@@ -3,19 +3,23 @@ import Logging
 import Prometheus
 import ServiceLifecycle
 
-/// Keeps the sets of the words most products hold (`FrequentTerms`) at the products version reads see: reads them at
-/// start-up, and again once the products have changed and then stayed as they are for `quietPeriod` (an import's
-/// batches end first), or have kept changing for `longestStale`.
+/// Keeps the sets of the words most products hold (`FrequentTerms`) at the products version reads see: reads them
+/// whole at start-up, then brings them forward every `pollInterval` by the changes since them
+/// (`CatalogStore.advanceFrequentTerms`), work in proportion to the changes, not to the catalogue.
 ///
-/// Until they are read again, a read makes the sets it finds exact at its own snapshot from the changes since them
-/// (`CurrentFrequentTerms`), which costs it in proportion to those changes: reading the sets again keeps that cost
-/// small. A refresh rests `restFactor` times its own duration before the next, so that under steady writes the sets
-/// take at most a fifth of a core.
+/// They are read whole again when they cannot be brought forward (more than `CurrentFrequentTerms.advanceLimit`
+/// changes came at once, or the history since them was pruned), and when the changes since the last whole read
+/// exceed a tenth of the rows (`wholeReadShare`), for the words most products hold to be chosen again. Such a read
+/// waits until the products have stayed as they are for `quietPeriod` (an import's batches end first), or have kept
+/// changing for `longestStale`, and rests `restFactor` times its own duration before the next, so that under steady
+/// writes it takes at most a fifth of a core. Until then, a read makes the sets it finds exact at its own snapshot
+/// (`CurrentFrequentTerms`).
 struct FrequentTermsService: Service {
     static let pollInterval: Duration = .seconds(1)
     static let quietPeriod: Duration = .seconds(2)
     static let longestStale: Duration = .seconds(60)
     static let restFactor = 4
+    static let wholeReadShare: Int64 = 10
     /// How long a failed refresh rests before the next try.
     static let restAfterFailure: Duration = .seconds(10)
 
@@ -29,12 +33,16 @@ struct FrequentTermsService: Service {
         var unchangedSince = ContinuousClock.now
         var staleSince: ContinuousClock.Instant?
         var restUntil = ContinuousClock.now
+        var drifted = false
         while !Task.isShuttingDownGracefully {
             do {
                 let products = try await store.currentVersions().products
                 let now = ContinuousClock.now
                 if products != seen { (seen, unchangedSince) = (products, now) }
-                if products == store.frequentTermsVersion {
+                if let version = store.frequentTermsVersion, version != products, let advanced = try await advance() {
+                    drifted = (advanced.historySeq - advanced.wholeReadSeq) * Self.wholeReadShare > advanced.largestRowNumber + 1
+                }
+                if products == store.frequentTermsVersion, !drifted {
                     staleSince = nil
                 } else {
                     let since = staleSince ?? now
@@ -43,6 +51,7 @@ struct FrequentTermsService: Service {
                     if settled, now >= restUntil {
                         restUntil = ContinuousClock.now + Self.restAfterFailure
                         let took = try await refresh()
+                        drifted = false
                         restUntil = ContinuousClock.now + took * Self.restFactor
                     }
                 }
@@ -57,6 +66,22 @@ struct FrequentTermsService: Service {
                 return
             }
         }
+    }
+
+    /// Brings the sets forward, stopped by a graceful shutdown; nil when they must be read whole.
+    private func advance() async throws -> FrequentTerms? {
+        let started = ContinuousClock.now
+        let from = store.frequentTermsVersion
+        guard let terms = try await cancelWhenGracefulShutdown({ [store] in try await store.advanceFrequentTerms() }) else { return nil }
+        let milliseconds = Int((ContinuousClock.now - started) / .milliseconds(1))
+        registry.makeGauge(descriptor: Self.version).set(Double(terms.productsVersion))
+        logger.debug(
+            "brought the frequent terms' sets forward to products version \(terms.productsVersion) in \(milliseconds) ms",
+            metadata: [
+                "search.frequent_terms_ms": "\(milliseconds)", "store.products_version": "\(terms.productsVersion)",
+                "search.frequent_terms_from_version": "\(from.map(String.init) ?? "none")",
+            ])
+        return terms
     }
 
     /// Reads the sets again, stopped by a graceful shutdown; returns how long it took.

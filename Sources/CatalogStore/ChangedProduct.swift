@@ -1,0 +1,22 @@
+/// A product row that a change touched since a base (`FrequentTerms`), as it stands at the snapshot the base is
+/// brought forward to (`FrequentTerms.advanced`): what the base keeps of a row, read from the engine.
+public struct ChangedProduct: Sendable {
+    /// Its row number in the base's numbering (SQLite's rowid, a PostgreSQL row's place in `row_order`).
+    public let row: Int64
+    public let key: String
+    public let category: String
+    public let brand: String
+    public let priceMicros: Int64
+    /// The words of the search index the row holds, as the engine's own tokenizer made them: the row matches the
+    /// search of a word exactly when it holds it.
+    public let words: Set<String>
+
+    public init(row: Int64, key: String, category: String, brand: String, priceMicros: Int64, words: Set<String>) {
+        self.row = row
+        self.key = key
+        self.category = category
+        self.brand = brand
+        self.priceMicros = priceMicros
+        self.words = words
+    }
+}

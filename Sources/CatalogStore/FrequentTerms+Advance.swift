@@ -1,0 +1,53 @@
+extension FrequentTerms {
+    /// The sets brought forward to a later snapshot, at `productsVersion` where the history's last change is
+    /// `historySeq`: every row a change since the sets touched (`touched`, as `CurrentFrequentTerms.changedRows`
+    /// lists them) is taken out of every set and column, and those of them that stand at that snapshot (`products`,
+    /// read from the engine by their row numbers) are put back as they stand. The work is in proportion to the
+    /// changes: a row that changed no searchable field leaves every set as it was, though it is read again.
+    ///
+    /// The words that have a set stay those of the last whole read (`wholeReadSeq`); a word written since joins the
+    /// vocabulary, so that a search of it is never answered as matching nothing. Words the changes took out of every
+    /// row stay in the vocabulary, which then only sends their searches to the engine. `rowOrders` gains `newOrders`,
+    /// the orders of rows numbered past the base's, in order.
+    public func advanced(
+        to productsVersion: Int64, historySeq: Int64, touched: RowNumberSet, products: [ChangedProduct], newOrders: [Int64] = []
+    ) -> FrequentTerms {
+        let largest = products.reduce(largestRowNumber) { max($0, $1.row) }
+        func advanced(_ set: RowNumberSet, holding holds: (ChangedProduct) -> Bool) -> RowNumberSet {
+            var set = set
+            set.subtract(touched)
+            for product in products where holds(product) { set.insert(product.row) }
+            return set
+        }
+        var advancedSets: [String: RowNumberSet] = [:]
+        for (word, set) in sets { advancedSets[word] = advanced(set) { $0.words.contains(word) } }
+        var advancedPrefixSets: [String: RowNumberSet] = [:]
+        for (joined, set) in prefixSets {
+            let words = joined.split(separator: " ").map(String.init)
+            advancedPrefixSets[joined] = advanced(set) { product in words.contains { product.words.contains($0) } }
+        }
+        var columns = columns
+        var prices = prices
+        touched.forEach { row in
+            for field in ProductFacetField.allCases { columns[field]?.assign(0, to: Int64(row)) }
+        }
+        for product in products {
+            for (field, value) in [(ProductFacetField.category, product.category), (.brand, product.brand)] {
+                if let number = columns[field]?.number(of: value) { columns[field]?.assign(number, to: product.row) }
+            }
+            if product.row >= prices.count { prices += Array(repeating: 0, count: Int(product.row) + 1 - prices.count) }
+            prices[Int(product.row)] = product.priceMicros
+        }
+        var vocabulary = vocabulary
+        var written: [String: Int] = [:]
+        for product in products {
+            for word in product.words where vocabulary?.holds(word) == false { written[word, default: 0] += 1 }
+        }
+        vocabulary?.add(written)
+        return FrequentTerms(
+            productsVersion: productsVersion, historySeq: historySeq,
+            keyRows: keyRows.adding(products.map { (KeyRowIndex.hash($0.key), $0.row) }), rowOrders: rowOrders + newOrders,
+            largestRowNumber: largest, wholeReadSeq: wholeReadSeq, sets: advancedSets, columns: columns, vocabulary: vocabulary,
+            prefixSets: advancedPrefixSets, prices: prices)
+    }
+}
