@@ -61,7 +61,7 @@ public protocol CatalogStore: Service, CustomStringConvertible {
     func refreshFrequentTerms(_ policy: FrequentTermPolicy) async throws -> FrequentTerms
     /// Brings the sets reads use forward to the latest snapshot (`FrequentTerms.advanced`), reading from the engine the
     /// rows changed since them alone; nil, leaving them as they are, when there are none yet, when the history no
-    /// longer holds every change since them, or when more than `CurrentFrequentTerms.advanceLimit` changes came since:
+    /// longer holds every change since them, or when more than `FrequentTerms.advanceLimit` changes came since:
     /// then they are read whole again (`refreshFrequentTerms`).
     func advanceFrequentTerms() async throws -> FrequentTerms?
     /// The products version of the sets reads use (`refreshFrequentTerms`), nil before the first refresh.

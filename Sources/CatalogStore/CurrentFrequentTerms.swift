@@ -13,9 +13,6 @@ public struct CurrentFrequentTerms: Sendable {
     /// The most changes since the base that a read applies; past it, reads are answered by the engine alone until the
     /// base is read again. Each costs a read a row looked up by key and by number, a few microseconds.
     public static let changeLimit = 5_000
-    /// The most changes since the base that bringing it forward applies (`FrequentTerms.advanced`): its work, in the
-    /// background, is in proportion to them; past it, the sets are read whole again.
-    public static let advanceLimit = 200_000
 
     public init(base: FrequentTerms, changedRows: RowNumberSet) {
         self.base = base

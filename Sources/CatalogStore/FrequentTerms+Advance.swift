@@ -1,4 +1,8 @@
 extension FrequentTerms {
+    /// The most changes since the sets that bringing them forward applies: the work is in proportion to them; past
+    /// it, the sets are read whole again.
+    public static let advanceLimit = 200_000
+
     /// The sets brought forward to a later snapshot, at `productsVersion` where the history's last change is
     /// `historySeq`: every row a change since the sets touched (`touched`, as `CurrentFrequentTerms.changedRows`
     /// lists them) is taken out of every set and column, and those of them that stand at that snapshot (`products`,
@@ -13,18 +17,20 @@ extension FrequentTerms {
         to productsVersion: Int64, historySeq: Int64, touched: RowNumberSet, products: [ChangedProduct], newOrders: [Int64] = []
     ) -> FrequentTerms {
         let largest = products.reduce(largestRowNumber) { max($0, $1.row) }
-        func advanced(_ set: RowNumberSet, holding holds: (ChangedProduct) -> Bool) -> RowNumberSet {
+        /// `set` without the touched rows, with the products that `holds` says belong in it: the set itself, not a
+        /// copy, when neither changes it.
+        func forward(_ set: RowNumberSet, holding holds: (ChangedProduct) -> Bool) -> RowNumberSet {
+            let holders = products.filter(holds)
+            guard !holders.isEmpty || !set.isDisjoint(with: touched) else { return set }
             var set = set
             set.subtract(touched)
-            for product in products where holds(product) { set.insert(product.row) }
+            for product in holders { set.insert(product.row) }
             return set
         }
-        var advancedSets: [String: RowNumberSet] = [:]
-        for (word, set) in sets { advancedSets[word] = advanced(set) { $0.words.contains(word) } }
-        var advancedPrefixSets: [String: RowNumberSet] = [:]
-        for (joined, set) in prefixSets {
+        let sets = self.sets.mapValuesWithKeys { word, set in forward(set) { $0.words.contains(word) } }
+        let prefixSets = self.prefixSets.mapValuesWithKeys { joined, set in
             let words = joined.split(separator: " ").map(String.init)
-            advancedPrefixSets[joined] = advanced(set) { product in words.contains { product.words.contains($0) } }
+            return forward(set) { product in words.contains { product.words.contains($0) } }
         }
         var columns = columns
         var prices = prices
@@ -47,7 +53,14 @@ extension FrequentTerms {
         return FrequentTerms(
             productsVersion: productsVersion, historySeq: historySeq,
             keyRows: keyRows.adding(products.map { (KeyRowIndex.hash($0.key), $0.row) }), rowOrders: rowOrders + newOrders,
-            largestRowNumber: largest, wholeReadSeq: wholeReadSeq, sets: advancedSets, columns: columns, vocabulary: vocabulary,
-            prefixSets: advancedPrefixSets, prices: prices)
+            largestRowNumber: largest, wholeReadSeq: wholeReadSeq, sets: sets, columns: columns, vocabulary: vocabulary,
+            prefixSets: prefixSets, prices: prices)
+    }
+}
+
+extension Dictionary {
+    /// The dictionary with each value transformed by `transform`, which is given its key too.
+    fileprivate func mapValuesWithKeys<NewValue>(_ transform: (Key, Value) -> NewValue) -> [Key: NewValue] {
+        Dictionary<Key, NewValue>(uniqueKeysWithValues: map { ($0.key, transform($0.key, $0.value)) })
     }
 }

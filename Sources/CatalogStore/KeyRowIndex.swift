@@ -20,7 +20,9 @@ public struct KeyRowIndex: Sendable {
     /// The index with `entries` too, each a key's hash and its row, in any order: an entry it holds already is not
     /// added again. A key's older entry stays: a lookup gives its old row in excess, which is only read again.
     public func adding(_ entries: [(hash: UInt64, row: Int64)]) -> KeyRowIndex {
-        let added = entries.sorted { ($0.hash, $0.row) < ($1.hash, $1.row) }
+        // An update keeps its row (SQLite's rowid, PostgreSQL's row_order): most writes add nothing.
+        let added = entries.filter { entry in !rows(of: entry.hash).contains(entry.row) }.sorted { ($0.hash, $0.row) < ($1.hash, $1.row) }
+        guard !added.isEmpty else { return self }
         var merged: [(hash: UInt64, row: Int64)] = []
         merged.reserveCapacity(hashes.count + added.count)
         var (old, new) = (0, 0)
@@ -41,7 +43,10 @@ public struct KeyRowIndex: Sendable {
 
     /// The rows of the keys that share `key`'s hash: its own row when it had one, and the rare other.
     public func rows(of key: String) -> [Int64] {
-        let wanted = Self.hash(key)
+        rows(of: Self.hash(key))
+    }
+
+    private func rows(of wanted: UInt64) -> [Int64] {
         var low = 0
         var high = hashes.count
         while low < high {

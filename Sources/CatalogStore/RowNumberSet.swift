@@ -39,6 +39,11 @@ public struct RowNumberSet: Sendable, Equatable {
         count = words.reduce(0) { $0 + $1.nonzeroBitCount }
     }
 
+    /// Whether no row number is in both sets.
+    public func isDisjoint(with other: RowNumberSet) -> Bool {
+        zip(words, other.words).allSatisfy { $0 & $1 == 0 }
+    }
+
     /// Removes the row numbers `other` holds.
     public mutating func subtract(_ other: RowNumberSet) {
         for index in other.words.indices where index < words.count { words[index] &= ~other.words[index] }

@@ -29,14 +29,26 @@ struct Vocabulary: Sendable {
         self.spelledOutRows = spelledOutRows
     }
 
-    /// Adds words it does not hold, each with how many rows hold it.
+    /// Adds words it does not hold, each with how many rows hold it: merged in, the words already in order.
     mutating func add(_ written: [String: Int]) {
         guard !written.isEmpty else { return }
-        var merged: [(word: String, rows: Int)] = zip(words, rows).map { ($0, $1) }
-        merged += written.map { ($0.key, $0.value) }
-        merged.sort { $0.word.utf8.lexicographicallyPrecedes($1.word.utf8) }
-        words = merged.map(\.word)
-        rows = merged.map(\.rows)
+        let added = written.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        var (mergedWords, mergedRows) = ([String](), [Int]())
+        mergedWords.reserveCapacity(words.count + added.count)
+        mergedRows.reserveCapacity(words.count + added.count)
+        var (old, new) = (0, 0)
+        while old < words.count || new < added.count {
+            if new == added.count || (old < words.count && words[old].utf8.lexicographicallyPrecedes(added[new].utf8)) {
+                mergedWords.append(words[old])
+                mergedRows.append(rows[old])
+                old += 1
+            } else {
+                mergedWords.append(added[new])
+                mergedRows.append(written[added[new]] ?? 0)
+                new += 1
+            }
+        }
+        (words, rows) = (mergedWords, mergedRows)
     }
 
     func holds(_ word: String) -> Bool {

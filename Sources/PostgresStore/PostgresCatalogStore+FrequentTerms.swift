@@ -73,15 +73,11 @@ extension PostgresCatalogStore {
     public func advanceFrequentTerms() async throws -> FrequentTerms? {
         guard let base = frequentTerms.latest else { return nil }
         let advanced = try await transaction(.read) { [logger] connection -> FrequentTerms? in
-            let version = try await Self.versions(connection, logger: logger).products
-            guard version > base.productsVersion else { return base }
-            var historySeq: Int64 = 0
-            for try await seq in try await connection.query("SELECT last_seq FROM history_state", logger: logger).decode(Int64.self) {
-                historySeq = seq
-            }
+            let versions = try await Self.versions(connection, logger: logger)
+            guard versions.products > base.productsVersion else { return base }
             guard
                 let changed = try await PostgresCurrentFrequentTerms.ChangedRows.read(
-                    since: base, limit: CurrentFrequentTerms.advanceLimit, connection, logger: logger),
+                    since: base, limit: FrequentTerms.advanceLimit, connection, logger: logger),
                 (changed.newOrders.first ?? .max) > (base.rowOrders.last ?? .min)
             else { return nil }
             var products: [ChangedProduct] = []
@@ -97,7 +93,7 @@ extension PostgresCatalogStore {
                     ChangedProduct(row: number, key: key, category: category, brand: brand, priceMicros: price, words: Set(words)))
             }
             return base.advanced(
-                to: version, historySeq: historySeq, touched: changed.rows, products: products, newOrders: changed.newOrders)
+                to: versions.products, historySeq: versions.lastSeq, touched: changed.rows, products: products, newOrders: changed.newOrders)
         }
         if let advanced { frequentTerms.install(advanced) }
         return advanced

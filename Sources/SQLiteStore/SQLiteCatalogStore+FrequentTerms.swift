@@ -74,8 +74,7 @@ extension SQLiteCatalogStore {
         let advanced = try await read { db -> FrequentTerms? in
             let versions = try StoreVersions.fetch(db)
             guard versions.products > base.productsVersion else { return base }
-            guard let touched = try Self.changedRows(since: base, limit: CurrentFrequentTerms.advanceLimit, db) else { return nil }
-            let historySeq = try db.integer("SELECT seq FROM sqlite_sequence WHERE name = 'changes'") ?? 0
+            guard let touched = try Self.changedRows(since: base, limit: FrequentTerms.advanceLimit, db) else { return nil }
             let rows = Self.rowList(touched)
             try ChangedProductsIndex.index(rows, db)
             let words = try ChangedProductsIndex.words(db)
@@ -87,7 +86,7 @@ extension SQLiteCatalogStore {
                     row: row.integer(0), key: row.text(1), category: row.text(2), brand: row.text(3), priceMicros: row.integer(4),
                     words: words[row.integer(0)] ?? [])
             }
-            return base.advanced(to: versions.products, historySeq: historySeq, touched: touched, products: products)
+            return base.advanced(to: versions.products, historySeq: versions.lastSeq, touched: touched, products: products)
         }
         if let advanced { frequentTerms.install(advanced) }
         return advanced

@@ -19,6 +19,8 @@ struct FrequentTermsService: Service {
     static let quietPeriod: Duration = .seconds(2)
     static let longestStale: Duration = .seconds(60)
     static let restFactor = 4
+    /// One in this many rows changed since the last whole read has the sets read whole again: the words most products
+    /// hold are chosen then, and the vocabulary's counts (which decide how far a prefix is spelled out) taken.
     static let wholeReadShare: Int64 = 10
     /// How long a failed refresh rests before the next try.
     static let restAfterFailure: Duration = .seconds(10)
@@ -34,13 +36,21 @@ struct FrequentTermsService: Service {
         var staleSince: ContinuousClock.Instant?
         var restUntil = ContinuousClock.now
         var drifted = false
+        // Whether the sets may be brought forward: not once that failed, until they are read whole again.
+        var advancing = true
         while !Task.isShuttingDownGracefully {
             do {
-                let products = try await store.currentVersions().products
+                var products = try await store.currentVersions().products
                 let now = ContinuousClock.now
                 if products != seen { (seen, unchangedSince) = (products, now) }
-                if let version = store.frequentTermsVersion, version != products, let advanced = try await advance() {
-                    drifted = (advanced.historySeq - advanced.wholeReadSeq) * Self.wholeReadShare > advanced.largestRowNumber + 1
+                if advancing, let version = store.frequentTermsVersion, version != products {
+                    if let advanced = await advance() {
+                        drifted = (advanced.historySeq - advanced.wholeReadSeq) * Self.wholeReadShare > advanced.largestRowNumber + 1
+                        // A write that came after the version read above is one the sets now hold.
+                        products = max(products, advanced.productsVersion)
+                    } else {
+                        advancing = false
+                    }
                 }
                 if products == store.frequentTermsVersion, !drifted {
                     staleSince = nil
@@ -51,7 +61,7 @@ struct FrequentTermsService: Service {
                     if settled, now >= restUntil {
                         restUntil = ContinuousClock.now + Self.restAfterFailure
                         let took = try await refresh()
-                        drifted = false
+                        (drifted, advancing) = (false, true)
                         restUntil = ContinuousClock.now + took * Self.restFactor
                     }
                 }
@@ -68,11 +78,19 @@ struct FrequentTermsService: Service {
         }
     }
 
-    /// Brings the sets forward, stopped by a graceful shutdown; nil when they must be read whole.
-    private func advance() async throws -> FrequentTerms? {
+    /// Brings the sets forward, stopped by a graceful shutdown; nil when they must be read whole: the store said so,
+    /// or bringing them forward failed (a whole read is then tried, as at start-up).
+    private func advance() async -> FrequentTerms? {
         let started = ContinuousClock.now
         let from = store.frequentTermsVersion
-        guard let terms = try await cancelWhenGracefulShutdown({ [store] in try await store.advanceFrequentTerms() }) else { return nil }
+        let advanced: FrequentTerms?
+        do {
+            advanced = try await cancelWhenGracefulShutdown { [store] in try await store.advanceFrequentTerms() }
+        } catch {
+            if !Task.isShuttingDownGracefully { logger.warning("bringing the frequent terms' sets forward failed: \(error)") }
+            return nil
+        }
+        guard let terms = advanced else { return nil }
         let milliseconds = Int((ContinuousClock.now - started) / .milliseconds(1))
         registry.makeGauge(descriptor: Self.version).set(Double(terms.productsVersion))
         logger.debug(
