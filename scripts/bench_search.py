@@ -107,15 +107,14 @@ def timed_get(url):
     return elapsed, json.loads(body)
 
 
-class Writer:
-    """A client that writes `per_second` products a second to one catalogd while reads are measured: products of the
-    listing, every other write a change of stock alone (no searchable field) and the others a change of name (one
-    word of another product's name added). Runs until `stop`, and at most `seconds`."""
+class Background:
+    """Work on a thread of its own while reads are measured: `run` goes on until `done` is set (on leaving the `with`),
+    and at most `seconds`."""
 
-    def __init__(self, base, products, per_second=5, seconds=1800):
-        self.base, self.products, self.interval, self.seconds = base, products, 1 / per_second, seconds
+    def __init__(self, seconds):
+        self.seconds = seconds
         self.done = threading.Event()
-        self.writes, self.failures = 0, []
+        self.failures = []
         self.thread = threading.Thread(target=self.run, daemon=True)
 
     def __enter__(self):
@@ -124,7 +123,22 @@ class Writer:
 
     def __exit__(self, *exc):
         self.done.set()
-        self.thread.join(30)
+        self.stop()
+        self.thread.join(60)
+
+    def stop(self):
+        """Cuts short what `run` is waiting on."""
+
+
+class Writer(Background):
+    """A client that writes `per_second` products a second to one catalogd: products of the listing, every other write
+    a change of stock alone (no searchable field) and the others a change of name (one word of another product's name
+    added)."""
+
+    def __init__(self, base, products, per_second=5, seconds=1800):
+        self.base, self.products, self.interval = base, products, 1 / per_second
+        self.writes = 0
+        super().__init__(seconds)
 
     def run(self):
         started = time.monotonic()
@@ -223,26 +237,19 @@ def changed_listing(listing, path):
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
-class Importer:
-    """`catalogd import products` into one store, over and over while reads are measured: the changed listing, then
-    the listing as it was, each time a tenth of the products changed. Runs until `stop`, and at most `seconds`."""
+class Importer(Background):
+    """`catalogd import products` into one store, over and over: the changed listing, then the listing as it was, each
+    time a tenth of the products changed."""
 
     def __init__(self, binary, database, listings, seconds=1800):
-        self.binary, self.database, self.listings, self.seconds = binary, database, listings, seconds
-        self.done = threading.Event()
-        self.runs, self.failures = [], []
+        self.binary, self.database, self.listings = binary, database, listings
+        self.runs = []
         self.process = None
-        self.thread = threading.Thread(target=self.run, daemon=True)
+        super().__init__(seconds)
 
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.done.set()
+    def stop(self):
         if self.process and self.process.poll() is None:
             self.process.terminate()
-        self.thread.join(60)
 
     def run(self):
         started = time.monotonic()
