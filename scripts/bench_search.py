@@ -17,6 +17,7 @@ Loopback only; every server and import it starts, it stops.
 import argparse
 import contextlib
 import json
+import multiprocessing
 import os
 import shutil
 import statistics
@@ -108,14 +109,14 @@ def timed_get(url):
 
 
 class Background:
-    """Work on a thread of its own while reads are measured: `run` goes on until `done` is set (on leaving the `with`),
-    and at most `seconds`."""
+    """Work beside the reads measured, on a thread of its own or (`process`) in a process of its own: `run` goes on
+    until `done` is set (on leaving the `with`), and at most `seconds`."""
 
-    def __init__(self, seconds):
+    def __init__(self, seconds, process=False):
         self.seconds = seconds
-        self.done = threading.Event()
+        self.done = multiprocessing.Event() if process else threading.Event()
         self.failures = []
-        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread = (multiprocessing.Process if process else threading.Thread)(target=self.run, daemon=True)
 
     def __enter__(self):
         self.thread.start()
@@ -133,12 +134,21 @@ class Background:
 class Writer(Background):
     """A client that writes `per_second` products a second to one catalogd: products of the listing, every other write
     a change of stock alone (no searchable field) and the others a change of name (one word of another product's name
-    added)."""
+    added). It writes from a process of its own: on a thread, its JSON and HTTP work would hold Python's lock while
+    reads are timed."""
 
     def __init__(self, base, products, per_second=5, seconds=1800):
         self.base, self.products, self.interval = base, products, 1 / per_second
-        self.writes = 0
-        super().__init__(seconds)
+        self.counts = multiprocessing.Array("i", 2)  # writes, failed writes
+        self.first_failure = multiprocessing.Array("c", 300)
+        super().__init__(seconds, process=True)
+
+    @property
+    def writes(self):
+        return self.counts[0]
+
+    def summary(self):
+        return {"writes": self.counts[0], "failures": self.counts[1], "first_failure": self.first_failure.value.decode(errors="replace")}
 
     def run(self):
         started = time.monotonic()
@@ -158,8 +168,10 @@ class Writer(Background):
                 with urllib.request.urlopen(request, timeout=30) as response:
                     response.read()
             except Exception as error:  # counted and shown; the reads go on
-                self.failures.append(str(error))
-            self.writes += 1
+                if self.counts[1] == 0:
+                    self.first_failure.value = str(error).encode()[:299]
+                self.counts[1] += 1
+            self.counts[0] += 1
             self.done.wait(max(0.0, started + self.writes * self.interval - time.monotonic()))
 
 
@@ -452,8 +464,7 @@ def main():
                     time.sleep(5)
                     under = measure_interleaved(served, requests, tantivy_base, {}, args.load_rounds)
                 result["under_writer"] = {name: under[name] for name in served}
-                result["writes"] = {name: {"writes": w.writes, "failures": len(w.failures), "first_failure": w.failures[:1]}
-                                    for name, w in writers.items()}
+                result["writes"] = {name: w.summary() for name, w in writers.items()}
             if args.import_changed:
                 changed = os.path.join(work, "changed.ndjson")
                 changed_listing(listing, changed)

@@ -17,13 +17,15 @@ extension FrequentTerms {
         to productsVersion: Int64, historySeq: Int64, touched: RowNumberSet, products: [ChangedProduct], newOrders: [Int64] = []
     ) -> FrequentTerms {
         let largest = products.reduce(largestRowNumber) { max($0, $1.row) }
+        var touchedRows: [Int64] = []
+        touched.forEach { touchedRows.append(Int64($0)) }
         /// `set` without the touched rows, with the products that `holds` says belong in it: the set itself, not a
-        /// copy, when neither changes it.
+        /// copy, when neither changes it, so that a set costs in proportion to the touched rows.
         func forward(_ set: RowNumberSet, holding holds: (ChangedProduct) -> Bool) -> RowNumberSet {
             let holders = products.filter(holds)
-            guard !holders.isEmpty || !set.isDisjoint(with: touched) else { return set }
+            guard !holders.isEmpty || touchedRows.contains(where: set.contains) else { return set }
             var set = set
-            set.subtract(touched)
+            for row in touchedRows { set.remove(row) }
             for product in holders { set.insert(product.row) }
             return set
         }
@@ -34,8 +36,8 @@ extension FrequentTerms {
         }
         var columns = columns
         var prices = prices
-        touched.forEach { row in
-            for field in ProductFacetField.allCases { columns[field]?.assign(0, to: Int64(row)) }
+        for row in touchedRows {
+            for field in ProductFacetField.allCases { columns[field]?.assign(0, to: row) }
         }
         for product in products {
             for (field, value) in [(ProductFacetField.category, product.category), (.brand, product.brand)] {

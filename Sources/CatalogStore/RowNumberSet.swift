@@ -39,9 +39,10 @@ public struct RowNumberSet: Sendable, Equatable {
         count = words.reduce(0) { $0 + $1.nonzeroBitCount }
     }
 
-    /// Whether no row number is in both sets.
-    public func isDisjoint(with other: RowNumberSet) -> Bool {
-        zip(words, other.words).allSatisfy { $0 & $1 == 0 }
+    public mutating func remove(_ rowNumber: Int64) {
+        guard contains(rowNumber) else { return }
+        words[Int(rowNumber / 64)] &= ~(UInt64(1) << UInt64(rowNumber % 64))
+        count -= 1
     }
 
     /// Removes the row numbers `other` holds.
