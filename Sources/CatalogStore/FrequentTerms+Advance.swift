@@ -19,21 +19,28 @@ extension FrequentTerms {
         let largest = products.reduce(largestRowNumber) { max($0, $1.row) }
         var touchedRows: [Int64] = []
         touched.forEach { touchedRows.append(Int64($0)) }
-        /// `set` without the touched rows, with the products that `holds` says belong in it: the set itself, not a
-        /// copy, when neither changes it, so that a set costs in proportion to the touched rows.
-        func forward(_ set: RowNumberSet, holding holds: (ChangedProduct) -> Bool) -> RowNumberSet {
-            let holders = products.filter(holds)
-            guard !holders.isEmpty || touchedRows.contains(where: set.contains) else { return set }
+        // Each changed row's words are looked up once: the sets and spelled-out prefixes it belongs in.
+        var setRows: [String: [Int64]] = [:]
+        var prefixRows: [String: [Int64]] = [:]
+        for product in products {
+            var prefixes: Set<String> = []
+            for word in product.words {
+                if sets[word] != nil { setRows[word, default: []].append(product.row) }
+                prefixes.formUnion(prefixSetKeys[word] ?? [])
+            }
+            for key in prefixes { prefixRows[key, default: []].append(product.row) }
+        }
+        /// `set` without the touched rows, with `rows` added: the set itself, not a copy, when neither changes it, so
+        /// that a set costs in proportion to the touched rows.
+        func forward(_ set: RowNumberSet, adding rows: [Int64]?) -> RowNumberSet {
+            guard rows != nil || touchedRows.contains(where: set.contains) else { return set }
             var set = set
             for row in touchedRows { set.remove(row) }
-            for product in holders { set.insert(product.row) }
+            for row in rows ?? [] { set.insert(row) }
             return set
         }
-        let sets = self.sets.mapValuesWithKeys { word, set in forward(set) { $0.words.contains(word) } }
-        let prefixSets = self.prefixSets.mapValuesWithKeys { joined, set in
-            let words = joined.split(separator: " ").map(String.init)
-            return forward(set) { product in words.contains { product.words.contains($0) } }
-        }
+        let sets = self.sets.mapValuesWithKeys { word, set in forward(set, adding: setRows[word]) }
+        let prefixSets = self.prefixSets.mapValuesWithKeys { joined, set in forward(set, adding: prefixRows[joined]) }
         var columns = columns
         var prices = prices
         for row in touchedRows {
@@ -56,7 +63,7 @@ extension FrequentTerms {
             productsVersion: productsVersion, historySeq: historySeq,
             keyRows: keyRows.adding(products.map { (KeyRowIndex.hash($0.key), $0.row) }), rowOrders: rowOrders + newOrders,
             largestRowNumber: largest, wholeReadSeq: wholeReadSeq, sets: sets, columns: columns, vocabulary: vocabulary,
-            prefixSets: prefixSets, prices: prices)
+            prefixSets: prefixSets, prefixSetKeys: prefixSetKeys, prices: prices)
     }
 }
 

@@ -30,6 +30,8 @@ public struct FrequentTerms: Sendable {
     let vocabulary: Vocabulary?
     /// The rows of each spelled-out prefix of a word with a set (`Builder.prefixesToSpellOut`), by its words joined.
     let prefixSets: [String: RowNumberSet]
+    /// The keys of `prefixSets` each word is one of the words of: a row holding the word belongs in their sets.
+    let prefixSetKeys: [String: [String]]
     /// Each row's `price_micros`.
     let prices: [Int64]
 
@@ -276,7 +278,10 @@ public struct FrequentTerms: Sendable {
                 productsVersion: productsVersion, historySeq: historySeq, keyRows: KeyRowIndex(keyEntries), rowOrders: rowOrders,
                 largestRowNumber: largestRowNumber, wholeReadSeq: historySeq,
                 sets: sets, columns: columns, vocabulary: vocabulary,
-                prefixSets: prefixSets, prices: prices)
+                prefixSets: prefixSets,
+                prefixSetKeys: prefixSets.keys.reduce(into: [:]) { keys, joined in
+                    for word in joined.split(separator: " ") { keys[String(word), default: []].append(joined) }
+                }, prices: prices)
         }
     }
 }
