@@ -21,26 +21,29 @@ extension FrequentTerms {
         touched.forEach { touchedRows.append(Int64($0)) }
         // Each changed row's words are looked up once: the sets and spelled-out prefixes it belongs in.
         var setRows: [String: [Int64]] = [:]
-        var prefixRows: [String: [Int64]] = [:]
+        var prefixRows = [[Int64]](repeating: [], count: prefixSetNames.count)
         for product in products {
-            var prefixes: Set<String> = []
+            var prefixes: Set<Int> = []
             for word in product.words {
                 if sets[word] != nil { setRows[word, default: []].append(product.row) }
-                prefixes.formUnion(prefixSetKeys[word] ?? [])
+                prefixes.formUnion(prefixSetsOfWord[word] ?? [])
             }
-            for key in prefixes { prefixRows[key, default: []].append(product.row) }
+            for number in prefixes { prefixRows[number].append(product.row) }
         }
         /// `set` without the touched rows, with `rows` added: the set itself, not a copy, when neither changes it, so
         /// that a set costs in proportion to the touched rows.
-        func forward(_ set: RowNumberSet, adding rows: [Int64]?) -> RowNumberSet {
-            guard rows != nil || touchedRows.contains(where: set.contains) else { return set }
+        func forward(_ set: RowNumberSet, adding rows: [Int64]) -> RowNumberSet {
+            guard !rows.isEmpty || touchedRows.contains(where: set.contains) else { return set }
             var set = set
             for row in touchedRows { set.remove(row) }
-            for row in rows ?? [] { set.insert(row) }
+            for row in rows { set.insert(row) }
             return set
         }
-        let sets = self.sets.mapValuesWithKeys { word, set in forward(set, adding: setRows[word]) }
-        let prefixSets = self.prefixSets.mapValuesWithKeys { joined, set in forward(set, adding: prefixRows[joined]) }
+        let sets = self.sets.mapValuesWithKeys { word, set in forward(set, adding: setRows[word] ?? []) }
+        var prefixSets = self.prefixSets
+        for (number, name) in prefixSetNames.enumerated() {
+            if let set = prefixSets[name] { prefixSets[name] = forward(set, adding: prefixRows[number]) }
+        }
         var columns = columns
         var prices = prices
         for row in touchedRows {
@@ -54,16 +57,18 @@ extension FrequentTerms {
             prices[Int(product.row)] = product.priceMicros
         }
         var vocabulary = vocabulary
-        var written: [String: Int] = [:]
+        // Each word looked up in the vocabulary once, however many rows hold it.
+        var holders: [String: Int] = [:]
         for product in products {
-            for word in product.words where vocabulary?.holds(word) == false { written[word, default: 0] += 1 }
+            for word in product.words { holders[word, default: 0] += 1 }
         }
+        let written = holders.filter { vocabulary?.holds($0.key) == false }
         vocabulary?.add(written)
         return FrequentTerms(
             productsVersion: productsVersion, historySeq: historySeq,
             keyRows: keyRows.adding(products.map { (KeyRowIndex.hash($0.key), $0.row) }), rowOrders: rowOrders + newOrders,
             largestRowNumber: largest, wholeReadSeq: wholeReadSeq, sets: sets, columns: columns, vocabulary: vocabulary,
-            prefixSets: prefixSets, prefixSetKeys: prefixSetKeys, prices: prices)
+            prefixSets: prefixSets, prefixSetNames: prefixSetNames, prefixSetsOfWord: prefixSetsOfWord, prices: prices)
     }
 }
 

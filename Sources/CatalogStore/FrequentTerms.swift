@@ -30,8 +30,11 @@ public struct FrequentTerms: Sendable {
     let vocabulary: Vocabulary?
     /// The rows of each spelled-out prefix of a word with a set (`Builder.prefixesToSpellOut`), by its words joined.
     let prefixSets: [String: RowNumberSet]
-    /// The keys of `prefixSets` each word is one of the words of: a row holding the word belongs in their sets.
-    let prefixSetKeys: [String: [String]]
+    /// The keys of `prefixSets`, in the order `prefixSetsOfWord` numbers them.
+    let prefixSetNames: [String]
+    /// The numbers of the `prefixSetNames` each word is one of the words of: a row holding the word belongs in their
+    /// sets. Numbers, because a key holds as many as 256 words.
+    let prefixSetsOfWord: [String: [Int]]
     /// Each row's `price_micros`.
     let prices: [Int64]
 
@@ -274,14 +277,16 @@ public struct FrequentTerms: Sendable {
         public func build() -> FrequentTerms {
             var vocabulary = vocabulary
             vocabulary?.sets = Set(sets.keys)
+            let prefixSetNames = Array(prefixSets.keys)
+            var prefixSetsOfWord: [String: [Int]] = [:]
+            for (number, joined) in prefixSetNames.enumerated() {
+                for word in joined.split(separator: " ") { prefixSetsOfWord[String(word), default: []].append(number) }
+            }
             return FrequentTerms(
                 productsVersion: productsVersion, historySeq: historySeq, keyRows: KeyRowIndex(keyEntries), rowOrders: rowOrders,
                 largestRowNumber: largestRowNumber, wholeReadSeq: historySeq,
                 sets: sets, columns: columns, vocabulary: vocabulary,
-                prefixSets: prefixSets,
-                prefixSetKeys: prefixSets.keys.reduce(into: [:]) { keys, joined in
-                    for word in joined.split(separator: " ") { keys[String(word), default: []].append(joined) }
-                }, prices: prices)
+                prefixSets: prefixSets, prefixSetNames: prefixSetNames, prefixSetsOfWord: prefixSetsOfWord, prices: prices)
         }
     }
 }

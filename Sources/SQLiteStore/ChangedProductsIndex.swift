@@ -34,7 +34,8 @@ enum ChangedProductsIndex {
         let vocabulary = "CREATE VIRTUAL TABLE IF NOT EXISTS temp.changed_product_words USING fts5vocab(temp, changed_product_search, instance)"
         try source.forEachRow(vocabulary, []) { _, _ in false }
         var words: [Int64: Set<String>] = [:]
-        try source.forEachRow("SELECT DISTINCT doc, term FROM temp.changed_product_words", []) { _, statement in
+        // Every instance of every word, without DISTINCT: the sets take each word once, and SQLite would sort them all.
+        try source.forEachRow("SELECT doc, term FROM temp.changed_product_words", []) { _, statement in
             let row = DirectRow(statement: statement)
             words[row.integer(0), default: []].insert(row.text(1))
             return true
