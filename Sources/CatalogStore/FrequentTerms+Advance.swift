@@ -39,7 +39,8 @@ extension FrequentTerms {
             for row in rows { set.insert(row) }
             return set
         }
-        let sets = self.sets.mapValuesWithKeys { word, set in forward(set, adding: setRows[word] ?? []) }
+        var sets = self.sets
+        for (word, set) in self.sets { sets[word] = forward(set, adding: setRows[word] ?? []) }
         var prefixSets = self.prefixSets
         for (number, name) in prefixSetNames.enumerated() {
             if let set = prefixSets[name] { prefixSets[name] = forward(set, adding: prefixRows[number]) }
@@ -69,12 +70,5 @@ extension FrequentTerms {
             keyRows: keyRows.adding(products.map { (KeyRowIndex.hash($0.key), $0.row) }), rowOrders: rowOrders + newOrders,
             largestRowNumber: largest, wholeReadSeq: wholeReadSeq, sets: sets, columns: columns, vocabulary: vocabulary,
             prefixSets: prefixSets, prefixSetNames: prefixSetNames, prefixSetsOfWord: prefixSetsOfWord, prices: prices)
-    }
-}
-
-extension Dictionary {
-    /// The dictionary with each value transformed by `transform`, which is given its key too.
-    fileprivate func mapValuesWithKeys<NewValue>(_ transform: (Key, Value) -> NewValue) -> [Key: NewValue] {
-        Dictionary<Key, NewValue>(uniqueKeysWithValues: map { ($0.key, transform($0.key, $0.value)) })
     }
 }
