@@ -20,7 +20,7 @@ public struct PostgresCatalogStore: CatalogStore {
     /// How often `watchCommits` asks for the newest seq while its listening connection is down.
     static let fallbackPollInterval: Duration = .milliseconds(500)
 
-    let client: PostgresClient
+    let client: PostgresPool
     /// The first word pages' connections (`PostgresGenericPlanPool`), as many at most as `client`'s.
     let genericPlans: PostgresGenericPlanPool
     let logger: Logger
@@ -74,12 +74,18 @@ public struct PostgresCatalogStore: CatalogStore {
     ) -> PostgresCatalogStore {
         let (closing, closed) = AsyncStream<Void>.makeStream()
         let genericPlans = PostgresGenericPlanPool(
-            client: PostgresClient(configuration: location.clientConfiguration(poolSize: poolSize, plans: .generic), backgroundLogger: logger),
+            client: PostgresPool(configuration: location.clientConfiguration(poolSize: poolSize, plans: .generic), logger: logger),
             connectionWait: connectionWait, store: location.description)
+        let client = PostgresPool(configuration: location.clientConfiguration(poolSize: poolSize), logger: logger)
+        // The version check's connection is the first to find the server back after an outage: the pools start afresh
+        // then, rather than wait out the pause their failed attempts to connect have grown to.
+        let checkConnection = PostgresCheckConnection(location: location, wait: connectionWait, logger: logger) {
+            client.renew()
+            genericPlans.client.renew()
+        }
         return PostgresCatalogStore(
-            client: PostgresClient(configuration: location.clientConfiguration(poolSize: poolSize), backgroundLogger: logger),
-            genericPlans: genericPlans, logger: logger, connectionWait: connectionWait, location: location, closing: closing, closed: closed,
-            checkConnection: PostgresCheckConnection(location: location, wait: connectionWait, logger: logger))
+            client: client, genericPlans: genericPlans, logger: logger, connectionWait: connectionWait, location: location, closing: closing,
+            closed: closed, checkConnection: checkConnection)
     }
 
     /// Migrations run before the pool does, so that the pool runs only inside its owner's structure. Their
@@ -130,7 +136,7 @@ public struct PostgresCatalogStore: CatalogStore {
 
     /// `transaction` on a connection of `client`, the store's pool or another of its pools.
     static func transaction<Result: Sendable>(
-        _ kind: PostgresTransactionKind, on client: PostgresClient, connectionWait: Duration, store: String, logger: Logger,
+        _ kind: PostgresTransactionKind, on client: PostgresPool, connectionWait: Duration, store: String, logger: Logger,
         _ body: @Sendable @escaping (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         do {

@@ -11,12 +11,16 @@ final class PostgresCheckConnection: Sendable {
     private let location: PostgresLocation
     private let wait: Duration
     private let logger: Logger
-    private let open = Mutex<PostgresConnection?>(nil)
+    /// Called when a connection is opened again after the one before closed or failed: the server is there again.
+    private let reconnected: @Sendable () -> Void
+    /// The open connection, and whether one was ever opened.
+    private let open = Mutex<(connection: PostgresConnection?, opened: Bool)>((nil, false))
 
-    init(location: PostgresLocation, wait: Duration, logger: Logger) {
+    init(location: PostgresLocation, wait: Duration, logger: Logger, reconnected: @escaping @Sendable () -> Void = {}) {
         self.location = location
         self.wait = wait
         self.logger = logger
+        self.reconnected = reconnected
     }
 
     func versions() async throws -> StoreVersions {
@@ -37,18 +41,21 @@ final class PostgresCheckConnection: Sendable {
 
     func close() {
         open.withLock { open in
-            open.map(Self.end)
-            open = nil
+            open.connection.map(Self.end)
+            open.connection = nil
         }
     }
 
     private func connected() async throws -> PostgresConnection {
-        if let connection = open.withLock({ $0 }), !connection.isClosed { return connection }
+        if let connection = open.withLock({ $0.connection }), !connection.isClosed { return connection }
         let connection = try await Self.connect(to: location, within: wait, logger: logger)
-        open.withLock { open in
-            open.map(Self.end)
-            open = connection
+        let again = open.withLock { open in
+            open.connection.map(Self.end)
+            open.connection = connection
+            defer { open.opened = true }
+            return open.opened
         }
+        if again { reconnected() }
         return connection
     }
 
@@ -87,7 +94,7 @@ final class PostgresCheckConnection: Sendable {
     private func discard(_ connection: PostgresConnection) {
         Self.end(connection)
         open.withLock { open in
-            if open === connection { open = nil }
+            if open.connection === connection { open.connection = nil }
         }
     }
 

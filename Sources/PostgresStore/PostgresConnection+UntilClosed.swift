@@ -40,10 +40,3 @@ extension PostgresConnection {
         }
     }
 }
-
-extension PostgresClient {
-    /// `withConnection`, whose wait for `body` ends when the connection closes under it (see `untilClosed`).
-    func withOpenConnection<Result: Sendable>(_ body: @Sendable @escaping (PostgresConnection) async throws -> Result) async throws -> Result {
-        try await withConnection { connection in try await connection.untilClosed { try await body(connection) } }
-    }
-}

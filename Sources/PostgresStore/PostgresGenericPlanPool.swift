@@ -11,7 +11,7 @@ import PostgresNIO
 /// Such a page is one statement that reads the versions beside its rows, so it needs no other statement's snapshot
 /// and may run on any connection.
 struct PostgresGenericPlanPool: Sendable {
-    let client: PostgresClient
+    let client: PostgresPool
     let connectionWait: Duration
     let store: String
 

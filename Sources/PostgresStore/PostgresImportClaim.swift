@@ -24,7 +24,7 @@ final class PostgresImportClaim: ImportClaim {
     /// Tries the lock of `source`; once it is held, `prepare` runs on the same connection. Nil when another
     /// session holds it. Waits at most `wait` for a connection; on any failure nothing stays held.
     static func claim(
-        _ source: FeedSource, client: PostgresClient, logger: Logger, wait: Duration, store: String,
+        _ source: FeedSource, client: PostgresPool, logger: Logger, wait: Duration, store: String,
         prepare: @escaping @Sendable (PostgresConnection) async throws -> Void
     ) async throws -> PostgresImportClaim? {
         let (released, release) = AsyncStream<Void>.makeStream()

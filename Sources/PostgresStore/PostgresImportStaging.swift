@@ -10,7 +10,7 @@ struct PostgresImportStaging: ImportStaging {
     let staged = PostgresStagedProducts()
     /// The store the staged listing is applied to.
     let store: PostgresCatalogStore
-    var client: PostgresClient { store.client }
+    var client: PostgresPool { store.client }
     var logger: Logger { store.logger }
     /// The keys staged so far, by hash (8 bytes each, whatever their length): only a key that may have been seen
     /// before is looked for among the staged rows, where asking the server about every key of every batch made a

@@ -11,22 +11,6 @@ enum PostgresTransactionKind: String {
     case single = ""
 }
 
-extension PostgresClient {
-    /// Runs `body` in one transaction on one pooled connection (see `PostgresConnection.transaction`); a connection that
-    /// closes under it ends the wait (`withOpenConnection`).
-    ///
-    /// With a `lease`, nothing is sent unless `lease.take()` agrees once the connection is there.
-    func transaction<Result: Sendable>(
-        _ kind: PostgresTransactionKind, logger: Logger, lease: ConnectionLease? = nil,
-        _ body: @Sendable @escaping (PostgresConnection) async throws -> Result
-    ) async throws -> Result {
-        try await withOpenConnection { connection in
-            guard lease?.take() ?? true else { throw CancellationError() }
-            return try await connection.transaction(kind, logger: logger, body)
-        }
-    }
-}
-
 extension PostgresConnection {
     /// Runs `body` in one transaction. Unlike `withTransaction`, an error from `body` rolls back and is rethrown as
     /// it was, so that callers see `HistoryGone` or `InvalidQuery` themselves.

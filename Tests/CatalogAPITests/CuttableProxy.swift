@@ -15,10 +15,12 @@ final class CuttableProxy: Sendable {
         self.connections = connections
     }
 
-    /// Listens on a loopback port and passes each connection on to `host`:`port`.
-    static func start(to host: String, port upstreamPort: Int) async throws -> CuttableProxy {
+    /// Listens on a loopback port (`listeningOn`, any free one when 0) and passes each connection on to `host`:`port`.
+    static func start(to host: String, port upstreamPort: Int, listeningOn: Int = 0) async throws -> CuttableProxy {
         let connections = Connections()
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            // A proxy started again on the port of one that was cut binds it while its closed connections linger.
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             // Nothing is read from a client until its server is connected: its first bytes have somewhere to go.
             .childChannelOption(.autoRead, value: false)
             .childChannelInitializer { inbound in
@@ -30,7 +32,7 @@ final class CuttableProxy: Sendable {
                     inbound.setOption(.autoRead, value: true).whenComplete { _ in }
                 }
             }
-            .bind(host: "127.0.0.1", port: 0).get()
+            .bind(host: "127.0.0.1", port: listeningOn).get()
         guard let port = listener.localAddress?.port else { throw ChannelError.unknownLocalAddress }
         return CuttableProxy(port: port, listener: listener, connections: connections)
     }

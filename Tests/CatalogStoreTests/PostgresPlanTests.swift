@@ -275,7 +275,7 @@ struct PostgresPlanTests {
         }
         #expect(walked.count == 32)
         // Run one after another, the pages had one connection of the pool: the one asked here.
-        let plans = try await store.genericPlans.client.withConnection { connection in
+        let plans = try await store.genericPlans.client.withOpenConnection { connection in
             var plans: [String: Int] = [:]
             let query: PostgresQuery = "SELECT name, generic_plans FROM pg_prepared_statements WHERE name LIKE 'catalogd_plain_page_%'"
             for try await (name, generic) in try await connection.query(query, logger: Self.logger).decode((String, Int).self) {

@@ -481,7 +481,7 @@ extension SearchTests {
             #expect(page.count == 20, "\(search)")
         }
         // Run one after another, the pages had one connection of the pool: the one asked here.
-        let plans = try await store.genericPlans.client.withConnection { connection in
+        let plans = try await store.genericPlans.client.withOpenConnection { connection in
             var plans: [String: [Int]] = [:]
             let query: PostgresQuery = "SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements"
             for try await (statement, generic, custom) in try await connection.query(query, logger: store.logger).decode((String, Int, Int).self) {
