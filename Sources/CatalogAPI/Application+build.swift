@@ -85,7 +85,7 @@ public func buildApplication(
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> (application: some ApplicationProtocol, components: ServiceComponents) {
     try await store.failInterruptedImports()
-    let metrics = RequestMetrics(maximumFollowers: configuration.maximumFollowers)
+    let metrics = RequestMetrics(maximumFollowers: configuration.maximumFollowers, logger: logger)
     let importMetrics = ImportMetrics(registry: metrics.registry)
     for (source, finished) in try await store.lastSuccessfulImports() { importMetrics.recordSuccess(of: source, finishedAt: finished) }
     let importer = Importer(
@@ -166,7 +166,7 @@ public func buildRouter(_ components: ServiceComponents, configuration: ServiceC
         return router.group(RouterPath(name))
     }
     func reads(_ family: ResourceFamily, name: String? = nil) -> ResourceReads {
-        ResourceReads(store: store, urls: urls, family: family, name: name, cache: cache)
+        ResourceReads(store: store, urls: urls, family: family, name: name, cache: cache, searchPlans: components.metrics.searchPlans)
     }
     FilmsController(reads: reads(.films), writes: writes).addRoutes(to: resource("films"))
     ProductsController(reads: reads(.products), writes: writes).addRoutes(to: resource("products"))

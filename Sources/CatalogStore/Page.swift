@@ -9,12 +9,15 @@ public struct Page<Rows: Sendable>: Sendable {
     public var nextCursor: String?
     public var previousCursor: String?
     public var versions: StoreVersions
+    /// How the page of a search was read (`SearchPlanner`); nil for a list without a search.
+    public var searchRead: SearchRead?
 
-    public init(rows: Rows, count: Int, nextCursor: String?, previousCursor: String?, versions: StoreVersions) {
+    public init(rows: Rows, count: Int, nextCursor: String?, previousCursor: String?, versions: StoreVersions, searchRead: SearchRead? = nil) {
         self.rows = rows
         self.count = count
         self.nextCursor = nextCursor
         self.previousCursor = previousCursor
         self.versions = versions
+        self.searchRead = searchRead
     }
 }

@@ -59,7 +59,7 @@ extension PostgresCatalogStore {
             if let typed {
                 if try terms.current.matchesNothing(typed, matchChanged: terms.matchChanged) {
                     try RankedWalk.check(request, ordering: PostgresListing.products.ordering, ranks: SearchFields.products.ranks.count)
-                    return Page(rows: rows, count: 0, nextCursor: nil, previousCursor: nil, versions: versions)
+                    return Page(rows: rows, count: 0, nextCursor: nil, previousCursor: nil, versions: versions, searchRead: .nothing)
                 }
                 search = try terms.current.expanded(typed, matchChanged: terms.matchChanged)
             }
@@ -150,9 +150,7 @@ extension PostgresCatalogStore {
     /// `listing` as this store reads it.
     func listing(_ listing: PostgresListing) -> PostgresListing {
         var listing = listing
-        listing.fewMatchLimit = fewMatchLimit
-        listing.sortedMatchLimit = sortedMatchLimit
-        listing.wholeWordMatchLimit = wholeWordMatchLimit
+        listing.planner = searchPlanner
         listing.genericPlans = genericPlans
         return listing
     }

@@ -28,13 +28,8 @@ public struct PostgresCatalogStore: CatalogStore {
     public var streamedListingWait = StreamedListingAbandoned.defaultWait
     /// The longest a call waits for a pooled connection before it is `StoreUnavailable`.
     let connectionWait: Duration
-    /// `PostgresListing.fewMatchLimit` of this store's listings (`PostgresListing.fewMatches`); tests lower it to walk
-    /// the ranks of few rows.
-    var fewMatchLimit = PostgresListing.fewMatches
-    /// `PostgresListing.sortedMatchLimit` of this store's listings (tests lower it).
-    var sortedMatchLimit = PostgresListing.sortedMatches
-    /// `PostgresListing.wholeWordMatchLimit` of this store's listings (tests lower it to walk the ranks of a word).
-    var wholeWordMatchLimit = PostgresListing.wholeWordMatches
+    /// How this store's listings read a ranked page (`PostgresListing.planner`); tests lower its limits.
+    var searchPlanner = SearchPlanner(reads: PostgresListing.searchReads)
     public let location: PostgresLocation
     /// Ends when `close()` is called, and with it `runConnections()`.
     private let closing: AsyncStream<Void>

@@ -14,19 +14,10 @@ struct PostgresListing {
     var expressions: [String: String] = [:]
     /// The column a search reads, when the resource has one.
     var searchIndex: PostgresSearchIndex?
-    /// The most matches of a ranked search whose page is read in one statement, but for a whole word read from the
-    /// words table (`wholeWordMatchLimit`); beyond, its ranks are walked.
-    var fewMatchLimit = Self.fewMatches
-    /// The most matches of a walked search whose ranks are each read whole and sorted, unless a listing says
-    /// otherwise (`sortedMatches`).
-    var sortedMatchLimit = Self.sortedMatches
-    /// The most matches of a whole word whose page is read from the words table in one statement
-    /// (`matchesStatement`), unless a listing says otherwise (`wholeWordMatches`).
-    var wholeWordMatchLimit = Self.wholeWordMatches
-    /// How many rows a search and the filters select, when the caller knows without asking (`FrequentTerms`): a
-    /// first page of more than `sortedMatchLimit`, or of matches dense among the rows, is first read from its best
-    /// rank alone (`readsFirstRankAlone`), and a ranked page of more than a source of few matches reads
-    /// (`candidateLimit`) is not read from that source.
+    /// How a ranked page is read (`page`).
+    var planner = SearchPlanner(reads: Self.searchReads)
+    /// How many rows a search and the filters select, when the caller knows without asking (`FrequentTerms`): the
+    /// planner's `SearchPlanner.Facts.knownMatches`.
     var knownMatches: Int?
     /// The largest row number of the products when `knownMatches` was told (`FrequentTerms.largestRowNumber`): how
     /// dense the matches are among the rows.

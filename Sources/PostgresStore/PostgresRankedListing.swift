@@ -3,26 +3,8 @@ import Logging
 import PostgresNIO
 
 extension PostgresListing {
-    /// How many matches a search has at most for its page to be read in one statement (`fewMatchesPage`), unless a
-    /// listing says otherwise (`fewMatchLimit`); a whole word's read from the words table has its own
-    /// (`wholeWordMatches`). The statement reads them whole to rank them: with more, reading the first of them is
-    /// wasted, the cost of the statement that finds that a word is common.
-    static let fewMatches = 2_000
-    /// How many matches a search has at most for a walk of its ranks to read each rank's matches from the search
-    /// index and sort them, rather than walk the rows in their order and check each.
-    static let sortedMatches = 20_000
-    /// How many matches a whole word has at most for its page to be read from the words table in one statement: any
-    /// number, its page being the first entries of its key and its count kept (`PostgresSearchIndex.wordCountsTable`).
-    /// Walked rank by rank, a word of many matches took about thirty times as long as counting its entries. Tests
-    /// lower it, to walk a word's ranks.
-    static let wholeWordMatches = Int.max
-
-    /// The most candidates the statement of a page of few matches reads from `source` for `search`
-    /// (`matchesStatement`): a whole word's entries in the words table are counted by their own table.
-    func candidateLimit(_ source: MatchSource, _ search: SearchQuery) -> Int {
-        guard source == .words, let searchIndex, searchIndex.hasOneEntryPerMatch(search) else { return fewMatchLimit }
-        return wholeWordMatchLimit
-    }
+    /// The reads this engine has: every one (`SearchRead`).
+    static let searchReads = Set(SearchRead.allCases)
 
     /// Whether a page of `request` is read in `search`'s ranks (`RankedWalk`).
     func isRanked(_ request: PageRequest, _ search: SearchQuery?) throws -> Bool {
@@ -66,7 +48,8 @@ extension PostgresListing {
         case inConditions
     }
 
-    /// Where the statement of a page of few matches finds them (`matchesStatement`).
+    /// Where the statement of a page of few matches finds them (`matchesStatement`), for each read of every match at
+    /// once.
     enum MatchSource: Equatable, Sendable {
         /// The rows the search index gives, each read to tell its rank, the filters placed as said.
         case rows(FilterPlacement)
@@ -74,6 +57,24 @@ extension PostgresListing {
         /// match's rank and order without reading its row; for a list without filters
         /// (`PostgresSearchIndex.wordCondition`).
         case words
+
+        /// The source of `read`; nil for a read of another kind.
+        init?(_ read: SearchRead) {
+            switch read {
+            case .wordEntries: self = .words
+            case .matchesThenFilters: self = .rows(.onSearchMatches)
+            case .matchesWithFilters: self = .rows(.inConditions)
+            case .nothing, .keyset, .bestRankFirst, .walk: return nil
+            }
+        }
+
+        var read: SearchRead {
+            switch self {
+            case .words: .wordEntries
+            case .rows(.onSearchMatches): .matchesThenFilters
+            case .rows(.inConditions): .matchesWithFilters
+            }
+        }
     }
 
     /// The one statement that reads a page of a search with few matches, ranked (`PostgresPlanTests` asks
@@ -108,13 +109,13 @@ extension PostgresListing {
             let rank = search.matchesNothing ? "0" : searchIndex.rankExpression(search, &statement)
             candidates = """
                 matches AS MATERIALIZED (SELECT \(searchIndex.orderColumn) AS match_order, \(rank) AS match_rank, \(selected) AS match_selected
-                FROM \(table) \(statement.whereSQL) LIMIT \(statement.parameter(Int64(fewMatchLimit + 1))))
+                FROM \(table) \(statement.whereSQL) LIMIT \(statement.parameter(Int64(planner.fewMatchLimit + 1))))
                 """
             candidateCount = "(SELECT COUNT(*) FROM matches)"
         case .words:
             guard let wordsTable = searchIndex.wordsTable, filters.clauses.isEmpty, let word = searchIndex.wordCondition(search, &statement)
             else { return nil }
-            if searchIndex.hasOneEntryPerMatch(search), let wordCountsTable = searchIndex.wordCountsTable {
+            if SearchPlanner.isWholeWord(search), let wordCountsTable = searchIndex.wordCountsTable {
                 // The word's entries are its matches, in the table's key in the walk's order, and their number is kept:
                 // the page reads as many as it shows, whatever the word (a third of the time for 600 matches, where
                 // they were read, grouped and sorted).
@@ -138,7 +139,7 @@ extension PostgresListing {
                     """
             } else {
                 // A row holding several words of a prefix has an entry for each: its rank is their best.
-                let limit = statement.parameter(Int64(fewMatchLimit + 1))
+                let limit = statement.parameter(Int64(planner.fewMatchLimit + 1))
                 candidates = """
                     term AS MATERIALIZED (\(word.term)),
                     entries AS MATERIALIZED (SELECT product_order, rank FROM \(wordsTable) WHERE \(word.entries) LIMIT \(limit)),
@@ -176,8 +177,8 @@ extension PostgresListing {
     /// What the statement of a page of few matches read (`fewMatchesPage`).
     enum FewMatches<Rows: PageRows & Sendable> {
         case page(Page<Rows>)
-        /// More candidates than `candidateLimit`.
-        case more
+        /// More candidates than `SearchPlanner.candidateLimit`: this many.
+        case more(candidates: Int)
         /// The source cannot answer the search.
         case unanswered
     }
@@ -197,7 +198,7 @@ extension PostgresListing {
         guard let meta = fetched.first else { throw StoreUnavailable(store: store, reason: "the matches of a search returned no row") }
         let candidates = try meta["candidate_count"].decode(Int64.self)
         guard candidates >= 0 else { return .unanswered }
-        guard candidates <= candidateLimit(source, search) else { return .more }
+        guard candidates <= planner.candidateLimit(source.read, search) else { return .more(candidates: Int(candidates)) }
         let total = Int(try meta["listing_count"].decode(Int64.self))
         let versions = try PostgresCatalogStore.versions(from: meta)
         let hasRowsBehind = try meta["beyond_cursor"].decode(Bool.self)
@@ -212,65 +213,59 @@ extension PostgresListing {
         let positions = read.map(\.position)
         if walk.readsBackwards { rows.reverse() }
         let (next, previous) = walk.cursors(positions, hasRowsBehind: hasRowsBehind)
-        return .page(Page(rows: rows, count: total, nextCursor: next, previousCursor: previous, versions: versions))
+        return .page(Page(rows: rows, count: total, nextCursor: next, previousCursor: previous, versions: versions, searchRead: source.read))
     }
 
     /// Reads one page of the rows `filters` and `search` select: by the keyset of its ordering (`page`) unless it is
-    /// ordered by relevance (`isRanked`). A ranked page of few matches is one statement (`fewMatchesPage`), tried
-    /// with the filters on the search's matches and then, when the search alone has more, in its conditions; one of
-    /// many is read along the search's ranks, in several statements that need one snapshot: `walkIn` is the
-    /// transaction they open, `.single` when the caller's transaction is one already.
+    /// ordered by relevance (`isRanked`); then as `SearchPlanner` plans it. A read that declines tells how many matches
+    /// it found when they are the search's (a whole word's entries), and the rest is planned again with that. A walk
+    /// reads in several statements that need one snapshot: `walkIn` is the transaction they open, `.single` when the
+    /// caller's transaction is one already.
     func page<Rows: PageRows>(
         _ connection: PostgresConnection, request: PageRequest, filters: PostgresConditions, search: SearchQuery?, count: String?,
         walkIn walkTransaction: PostgresTransactionKind, store: String, logger: Logger, into rows: Rows,
         append: (inout Rows, PostgresRandomAccessRow) throws -> Void
     ) async throws -> Page<Rows> {
         guard let search, let searchIndex, try isRanked(request, search) else {
-            return try await page(
+            var page = try await page(
                 connection, request: request, conditions: selecting(filters, search), count: count, store: store, logger: logger, into: rows,
                 append: append)
-        }
-        let walk = try RankedWalk(request, ordering: ordering, ranks: searchIndex.fields.ranks.count)
-        // A first page of many or dense matches the sets count reads as many rows as it shows from the best rank,
-        // where a statement of few matches would read them all; when that rank holds less than a page, they are read.
-        if let count, let knownMatches, readsFirstRankAlone(knownMatches), walk.cursorPosition == nil,
-            let page = try await firstRankPage(
-                connection, walk: walk, filters: filters, search: search, count: count, logger: logger, into: rows, append: append)
-        {
+            page.searchRead = search == nil ? nil : .keyset
             return page
         }
-        // Without filters, both placements are the same statement, and the words table may answer first. A search the
-        // sets count with more matches than a source reads is not read there.
-        let sources: [MatchSource] = filters.clauses.isEmpty ? [.words, .rows(.inConditions)] : FilterPlacement.allCases.map { .rows($0) }
-        sources: for source in sources where knownMatches.map({ $0 <= candidateLimit(source, search) }) ?? true {
+        let walk = try RankedWalk(request, ordering: ordering, ranks: searchIndex.fields.ranks.count)
+        var facts = SearchPlanner.Facts(
+            search: search, ranked: true, firstPage: walk.cursorPosition == nil, filtered: !filters.clauses.isEmpty, knownMatches: knownMatches,
+            largestRowNumber: knownLargestRowNumber)
+        var tried: Set<SearchRead> = []
+        while let read = planner.plan(facts, tried: tried).first, read != .walk {
+            tried.insert(read)
+            if read == .bestRankFirst, let count,
+                var page = try await firstRankPage(
+                    connection, walk: walk, filters: filters, search: search, count: count, logger: logger, into: rows, append: append)
+            {
+                page.searchRead = read
+                return page
+            }
+            guard let source = MatchSource(read) else { continue }
             logger.trace("reading a ranked page of few matches", metadata: ["search.source": "\(source)"])
             switch try await fewMatchesPage(
                 connection, walk: walk, filters: filters, search: search, source: source, store: store, logger: logger, into: rows,
                 append: append)
             {
             case .page(let page): return page
-            // As many matches as entries, which the next source would read.
-            case .more where source == .words && searchIndex.hasOneEntryPerMatch(search): break sources
+            // A whole word's entries are its matches.
+            case .more(let candidates) where read == .wordEntries && SearchPlanner.isWholeWord(search): facts.knownMatches = candidates
             case .more, .unanswered: continue
             }
         }
-        return try await connection.transaction(walkTransaction, logger: logger) { connection in
+        var page = try await connection.transaction(walkTransaction, logger: logger) { connection in
             try await walkedPage(
                 connection, walk: walk, filters: filters, search: search, count: count, store: store, logger: logger, into: rows,
                 append: append)
         }
-    }
-
-    /// A search whose matches are at least one row in this many: its first page is read from its best rank alone
-    /// (`readsFirstRankAlone`), whose walk of the rows in their order reads at most this many rows for each match the
-    /// sorted read would read, when the best rank holds fewer than a page (a word in most descriptions and few names).
-    static let denseMatches: Int64 = 2
-
-    /// Whether a first page of `known` matches is first read from its best rank alone (`firstRankPage`): more than
-    /// `sortedMatchLimit`, or dense among the rows (`denseMatches`), as a word most products of a small catalogue
-    /// hold is (its matches, read from the GIN index and sorted, took several times as long as its best rank's page).
-    private func readsFirstRankAlone(_ known: Int) -> Bool {
-        known > sortedMatchLimit || knownLargestRowNumber.map { Int64(known) * Self.denseMatches > $0 } ?? false
+        page.searchRead = .walk
+        return page
     }
 
     /// The first page of a search with many matches when its first rank holds it: that rank's first matches in one
@@ -340,7 +335,7 @@ extension PostgresListing {
         // any word matches a thousandth of the rows). With few matches, the GIN index gives them all and they are
         // sorted: told so for the rest of this read-only transaction, where the setting ends (what a caller reads
         // after the page in it, a film's links, reads small tables). No match, no step to read.
-        if total > 0, total <= sortedMatchLimit {
+        if planner.walkSortsMatches(total) {
             let sql = "SELECT set_config('enable_indexscan', 'off', true), set_config('enable_seqscan', 'off', true)"
             try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
         }

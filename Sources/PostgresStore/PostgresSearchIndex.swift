@@ -109,13 +109,6 @@ struct PostgresSearchIndex {
         return (term, entries)
     }
 
-    /// Whether `query`'s entries in `wordsTable` (`wordCondition`) are as many as its matches: a whole word has one
-    /// entry per row that holds it, where a prefix has one for each of a row's words that begin with it.
-    func hasOneEntryPerMatch(_ query: SearchQuery) -> Bool {
-        guard query.parts.count == 1, case .word = query.parts[0] else { return false }
-        return true
-    }
-
     /// Whether the row's vector matches the `tsquery` text `text`, a parameter of `conditions`.
     private func matches(_ text: String, _ conditions: inout PostgresConditions) -> String {
         "search_vector @@ to_tsquery('simple'::regconfig, catalog_search_fold(\(conditions.parameter(text))))"

@@ -149,7 +149,7 @@ extension SQLiteCatalogStore {
 
     public func importReports(page request: PageRequest) async throws -> Page<[ImportReport]> {
         try await read { db in
-            var (rows, next, previous) = try Self.importListing.page(
+            var (rows, next, previous, _) = try Self.importListing.page(
                 db, request: request, filters: SQLiteConditions(), search: nil, decode: Self.decodeReport)
             try ImportRejections.attach(to: &rows, db)
             let count = try Self.importListing.count(db, SQLiteConditions())

@@ -23,12 +23,13 @@ extension SQLiteCatalogStore {
         try await read { db in
             let query = filter.query
             let conditions = SQLiteConditions(query.conditions)
-            var (rows, next, previous) = try Self.filmListing.page(
+            var (rows, next, previous, read) = try Self.filmListing.page(
                 db, request: request.ranked(by: query.search, in: .films), filters: conditions, search: query.search,
                 decode: FilmRow.init(row:))
             try FilmRow.attachLinks(to: &rows, db)
             let count = try Self.filmListing.count(db, Self.filmListing.selecting(conditions, query.search))
-            return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db))
+            return Page(
+                rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db), searchRead: read)
         }
     }
 
@@ -118,11 +119,11 @@ extension SQLiteCatalogStore {
         if let terms, let matchChanged, let typed = query.search {
             if try terms.matchesNothing(typed, matchChanged: matchChanged) {
                 try RankedWalk.check(request, ordering: productListing.ordering, ranks: SearchFields.products.ranks.count)
-                return Page(rows: rows, count: 0, nextCursor: nil, previousCursor: nil, versions: versions)
+                return Page(rows: rows, count: 0, nextCursor: nil, previousCursor: nil, versions: versions, searchRead: .nothing)
             }
             search = try terms.expanded(typed, matchChanged: matchChanged)
         }
-        let (next, previous) = try productListing.page(
+        let (next, previous, read) = try productListing.page(
             source, request: request, filters: filters, search: search, into: &rows
         ) { rows, _, statement in
             rows.append(ProductColumn.stored(statement))
@@ -139,7 +140,7 @@ extension SQLiteCatalogStore {
             let counting = productCount(query, search: search, filters)
             count = Int(try source.integer(counting.sql, counting.arguments) ?? 0)
         }
-        return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: versions)
+        return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: versions, searchRead: read)
     }
 
     /// The statement that counts the products `query` selects (`filters` and `search`, its own or `expanded`), as
@@ -170,11 +171,12 @@ extension SQLiteCatalogStore {
 
     public func categories(_ filter: CategoryFilter, page request: PageRequest) async throws -> Page<[CategoryRow]> {
         try await read { db in
-            let (rows, next, previous) = try Self.categoryListing.page(
+            let (rows, next, previous, read) = try Self.categoryListing.page(
                 db, request: request.ranked(by: filter.searchQuery, in: .categories), filters: SQLiteConditions(), search: filter.searchQuery,
                 decode: CategoryRow.init(row:))
             let count = try Self.categoryListing.count(db, Self.categoryListing.selecting(SQLiteConditions(), filter.searchQuery))
-            return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db))
+            return Page(
+                rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db), searchRead: read)
         }
     }
 

@@ -3,15 +3,24 @@ import GRDB
 import GRDBSQLite
 
 extension SQLiteListing {
-    /// Reads one page of the rows `filters` and `search` select: along the search index's ranks when the page is
-    /// ordered by relevance (`RankedWalk`), by the keyset of its ordering otherwise. Returns the cursors of the
-    /// pages on either side, when there are rows there.
+    /// The reads this engine has: a walk of a search's ranks along FTS5's matches, which gives them in row order, and
+    /// the keyset of an ordering. FTS5 cannot tell a match's rank without a query of each rank, so there is no read of
+    /// every match at once.
+    static let searchPlanner = SearchPlanner(reads: [.nothing, .keyset, .walk])
+
+    /// Reads one page of the rows `filters` and `search` select, as `searchPlanner` plans it: along the search index's
+    /// ranks when the page is ordered by relevance (`RankedWalk`), by the keyset of its ordering otherwise. Returns the
+    /// cursors of the pages on either side, when there are rows there, and how a search was read.
     func page<Source: SQLiteReading, Rows: PageRows>(
         _ source: Source, request: PageRequest, filters: SQLiteConditions, search: SearchQuery?, into rows: inout Rows,
         append: (inout Rows, Source.Row, SQLiteStatement) throws -> Void
-    ) throws -> (next: String?, previous: String?) {
-        guard let search, let searchIndex, try ordering.resolveOrdering(request).field == ListOrdering.relevance else {
-            return try page(source, request: request, conditions: selecting(filters, search), into: &rows, append: append)
+    ) throws -> (next: String?, previous: String?, read: SearchRead?) {
+        let facts = SearchPlanner.Facts(
+            search: search, ranked: try searchIndex != nil && ordering.resolveOrdering(request).field == ListOrdering.relevance,
+            firstPage: request.cursor == nil, filtered: !filters.clauses.isEmpty)
+        guard let search, let searchIndex, Self.searchPlanner.plan(facts).first == .walk else {
+            let (next, previous) = try page(source, request: request, conditions: selecting(filters, search), into: &rows, append: append)
+            return (next, previous, search == nil ? nil : .keyset)
         }
         let walk = try RankedWalk(request, ordering: ordering, ranks: searchIndex.fields.ranks.count)
         var positions: [RankedWalk.Position] = []
@@ -40,19 +49,20 @@ extension SQLiteListing {
             try read(step, limit: 1) { _, _, _ in hasRowsBehind = true }
         }
         if walk.readsBackwards { rows.reverse() }
-        return walk.cursors(positions, hasRowsBehind: hasRowsBehind)
+        let (next, previous) = walk.cursors(positions, hasRowsBehind: hasRowsBehind)
+        return (next, previous, .walk)
     }
 
     /// Reads one page as an array of the rows `decode` makes.
     func page<Row: Sendable>(
         _ db: Database, request: PageRequest, filters: SQLiteConditions, search: SearchQuery?, decode: (GRDB.Row) throws -> Row
-    ) throws -> (rows: [Row], next: String?, previous: String?) {
+    ) throws -> (rows: [Row], next: String?, previous: String?, read: SearchRead?) {
         var rows: [Row] = []
         rows.reserveCapacity(request.pageSize)
-        let (next, previous) = try page(db, request: request, filters: filters, search: search, into: &rows) { rows, row, _ in
+        let (next, previous, read) = try page(db, request: request, filters: filters, search: search, into: &rows) { rows, row, _ in
             rows.append(try decode(row))
         }
-        return (rows, next, previous)
+        return (rows, next, previous, read)
     }
 
     /// The conditions that select the rows `filters` and `search` do.

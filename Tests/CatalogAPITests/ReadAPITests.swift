@@ -436,6 +436,24 @@ struct ReadAPITests {
         }
     }
 
+    /// Each page of a search is counted by how it was read: on SQLite along its ranks, on PostgreSQL (whose reads
+    /// include every match of a word at once) from the typed prefix's entries; in another ordering, by its keyset.
+    @Test(arguments: StoreBackend.available) func searchPlansAreCountedInTheMetrics(_ backend: StoreBackend) async throws {
+        var harness = WriteHarness(backend: backend)
+        // Without the frequent words' sets, which would spell the prefix out whenever they are ready.
+        harness.configuration.frequentTerms = nil
+        try await harness.run { client, components in
+            try await seedCatalogue(components.store)
+            #expect(try await get(client, "/products?search=lamp").status == .ok)
+            #expect(try await get(client, "/products?search=lamp&ordering=name").status == .ok)
+            let metrics = String(buffer: try await get(client, "/metrics").body)
+            let first = backend == .sqlite ? "walk" : "word_entries"
+            #expect(metrics.contains(#"catalogd_search_plans_total{plan="\#(first)"} 1"#), "\(metrics)")
+            #expect(metrics.contains(#"catalogd_search_plans_total{plan="keyset"} 1"#))
+            #expect(metrics.contains(#"catalogd_search_plans_total{plan="best_rank_first"} 0"#))
+        }
+    }
+
     @Test(arguments: StoreBackend.available) func operationsEndpointsAnswer(_ backend: StoreBackend) async throws {
         try await WriteHarness(backend: backend).run { client, components in
             try await seedCatalogue(components.store)

@@ -21,7 +21,7 @@ struct PostgresPlanTests {
     }
 
     /// Whether a plan reads the whole products table, or sorts anything but the matches of a search read into
-    /// `matches` (at most `PostgresListing.fewMatches` of them, `PostgresListing.matchesStatement`).
+    /// `matches` (at most `SearchPlanner.fewMatches` of them, `PostgresListing.matchesStatement`).
     static func problemBeyondSortedMatches(_ plan: String) -> Bool {
         let nodes = plan.split(separator: "\n").filter { $0.contains("(cost=") }.map {
             $0.trimmingPrefix(while: { $0 == " " }).trimmingPrefix("->").trimmingPrefix(while: { $0 == " " })
@@ -226,7 +226,7 @@ struct PostgresPlanTests {
             let (rank, order) = wordPageCursor
             let cursor = wholeWord ? ["\(rank)", "\(order)"] : ["\(RankedWalk.position(rank: rank, order: order))"]
             // A whole word's matches are counted by their own table, not read.
-            let most = wholeWord ? [] : ["\(PostgresListing.fewMatches + 1)"]
+            let most = wholeWord ? [] : ["\(SearchPlanner.fewMatches + 1)"]
             let values = ["'\(page.text)'"] + most + (page.cursor == nil ? [] : cursor) + ["21"]
             let binds = try wordPage(page.text, cursor: page.cursor).binds
             #expect(values.count == binds.count)

@@ -146,9 +146,9 @@ struct SearchTests {
         if var postgres = store as? PostgresCatalogStore {
             // No ranked page read by the statement of few matches, which counts its matches itself: every count here
             // is the one the store gives the page, from the sets or the engine.
-            postgres.fewMatchLimit = 0
-            postgres.sortedMatchLimit = 0
-            postgres.wholeWordMatchLimit = 0
+            postgres.searchPlanner.fewMatchLimit = 0
+            postgres.searchPlanner.sortedMatchLimit = 0
+            postgres.searchPlanner.wholeWordMatchLimit = 0
             store = postgres
         }
         func item(_ key: String, name: String) throws -> Product {
@@ -222,16 +222,16 @@ struct SearchTests {
     /// without a PostgreSQL server.
     @discardableResult
     static func postgresMatchesTheReference(
-        fewMatchLimit: Int, sortedMatchLimit: Int = PostgresListing.sortedMatches,
-        wholeWordMatchLimit: Int = PostgresListing.wholeWordMatches, frequentTerms: FrequentTermPolicy? = nil
+        fewMatchLimit: Int, sortedMatchLimit: Int = SearchPlanner.sortedMatches,
+        wholeWordMatchLimit: Int = SearchPlanner.wholeWordMatches, frequentTerms: FrequentTermPolicy? = nil
     ) async throws -> [(search: Int, inCategory: Int)]? {
         guard StoreBackend.available.contains(.postgres) else { return nil }
         let temporary = try await TestStore.open(.postgres)
         defer { temporary.remove() }
         var store = try #require(temporary.store as? PostgresCatalogStore)
-        store.fewMatchLimit = fewMatchLimit
-        store.sortedMatchLimit = sortedMatchLimit
-        store.wholeWordMatchLimit = wholeWordMatchLimit
+        store.searchPlanner.fewMatchLimit = fewMatchLimit
+        store.searchPlanner.sortedMatchLimit = sortedMatchLimit
+        store.searchPlanner.wholeWordMatchLimit = wholeWordMatchLimit
         return try await Self.matchTheReference(store, frequentTerms: frequentTerms)
     }
 
@@ -496,7 +496,7 @@ extension SearchTests {
     /// A PostgreSQL store with `fewMatchLimit` and `wholeWordMatchLimit`, whose log lines down to trace are kept in
     /// `lines`; nil without a server.
     static func tracedPostgresStore(
-        fewMatchLimit: Int, wholeWordMatchLimit: Int = PostgresListing.wholeWordMatches
+        fewMatchLimit: Int, wholeWordMatchLimit: Int = SearchPlanner.wholeWordMatches
     ) async throws -> (TestStore, PostgresCatalogStore, RecordedLines)? {
         guard StoreBackend.available.contains(.postgres) else { return nil }
         let lines = RecordedLines()
@@ -508,8 +508,8 @@ extension SearchTests {
             Issue.record("a PostgreSQL test store is a \(type(of: temporary.store))")
             return nil
         }
-        store.fewMatchLimit = fewMatchLimit
-        store.wholeWordMatchLimit = wholeWordMatchLimit
+        store.searchPlanner.fewMatchLimit = fewMatchLimit
+        store.searchPlanner.wholeWordMatchLimit = wholeWordMatchLimit
         return (temporary, store, lines)
     }
 
@@ -591,7 +591,7 @@ extension SearchTests {
         guard let (temporary, traced, lines) = try await Self.tracedPostgresStore(fewMatchLimit: 3) else { return }
         defer { temporary.remove() }
         var store = traced
-        store.sortedMatchLimit = 10
+        store.searchPlanner.sortedMatchLimit = 10
         // "lamp" in the names of 8 products and the descriptions of 6 of the 34: 14 matches, more than 10.
         let listing = try (0..<34).map { index in
             Product(

@@ -1,5 +1,6 @@
 import CatalogStore
 import HTTPTypes
+import Logging
 import Prometheus
 
 /// Prometheus metrics of the service, in a registry owned by the application (no global state).
@@ -9,11 +10,18 @@ public struct RequestMetrics: Sendable {
     let followers: ChangeFeedFollowers
     /// Connections closed because they took no bytes for the send timeout.
     let sendTimeouts: Counter
+    /// How the pages of searches are read.
+    let searchPlans: SearchPlans
 
-    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), maximumFollowers: Int = FollowerSlots.defaultLimit) {
+    /// Metrics in `registry`; `logger` tells how each page of a search was read, at debug level.
+    public init(
+        registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), maximumFollowers: Int = FollowerSlots.defaultLimit,
+        logger: Logger = Logger(label: "catalogd")
+    ) {
         self.registry = registry
         followers = ChangeFeedFollowers(registry: registry, maximumFollowers: maximumFollowers)
         sendTimeouts = registry.makeCounter(descriptor: Self.sendTimeouts)
+        searchPlans = SearchPlans(registry: registry, logger: logger)
     }
 
     static var requests: MetricNameDescriptor {

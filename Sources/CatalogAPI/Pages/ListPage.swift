@@ -43,6 +43,7 @@ extension ResourceReads {
         }
         return try await page(request) {
             let page = try await fetch(QueryReader(request))
+            searchPlans?.record(page.searchRead)
             return (listPage.render(request, page), page.versions)
         }
     }

@@ -30,6 +30,7 @@ struct ProductPages {
             let page = try await FacetedProducts.read(
                 reads.store, filter: asked.filter, page: asked.page, facets: asked.facets ?? (Self.facets.fields, Self.facets.size),
                 rows: [ProductRow]())
+            reads.searchPlans?.record(page.searchRead)
             let bytes = PageLayout.render(title: "Products", section: "/products", jsonURL: Self.jsonURL(request)) { html in
                 Self.searchForm(query, into: &html)
                 html.element("section", ["id": "results", "aria-label": "Results"]) { results in

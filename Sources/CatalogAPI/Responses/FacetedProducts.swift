@@ -51,6 +51,6 @@ struct FacetedProducts<Rows: ProductPageRows>: Sendable {
 extension Page {
     /// The same page with other rows.
     fileprivate func with<Other>(_ rows: Other) -> Page<Other> {
-        Page<Other>(rows: rows, count: count, nextCursor: nextCursor, previousCursor: previousCursor, versions: versions)
+        Page<Other>(rows: rows, count: count, nextCursor: nextCursor, previousCursor: previousCursor, versions: versions, searchRead: searchRead)
     }
 }

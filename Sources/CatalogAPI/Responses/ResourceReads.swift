@@ -11,13 +11,19 @@ struct ResourceReads: Sendable {
     /// The version family whose version makes the ETag.
     let family: ResourceFamily
     let cache: ResponseCache
+    /// Counts how the pages of searches are read.
+    let searchPlans: SearchPlans?
 
-    init(store: any CatalogStore, urls: RequestURLs, family: ResourceFamily, name: String? = nil, cache: ResponseCache) {
+    init(
+        store: any CatalogStore, urls: RequestURLs, family: ResourceFamily, name: String? = nil, cache: ResponseCache,
+        searchPlans: SearchPlans? = nil
+    ) {
         self.store = store
         self.urls = urls
         self.family = family
         self.name = name ?? family.rawValue
         self.cache = cache
+        self.searchPlans = searchPlans
     }
 
     /// A page of the list in the envelope.
@@ -42,6 +48,7 @@ struct ResourceReads: Sendable {
             request, store: store, cache: cache, baseURL: representations.base, name: name, family: family
         ) {
             let page = try await fetch(representations)
+            searchPlans?.record(page.searchRead)
             let body = representations.envelope(
                 page, request: request, results: { results(representations, $0, &$1) }, trailer: { trailer(representations, $0, &$1) })
             return (body, page.versions)

@@ -1,0 +1,106 @@
+/// Chooses how a page of a search is read, for every engine: the one place that does. A plan is the reads to try, in
+/// order (`SearchRead`); an engine reads the first, and when it declines, plans again with what the read found out
+/// (`Facts.knownMatches`) and reads the next one not tried yet.
+///
+/// The choice rests on how many matches the search has, when that is known before reading: exactly from the frequent
+/// words' sets at the read's own snapshot, or from a read that declined. Few matches are read at once and sorted,
+/// many along their ranks in row order, where a page is found as soon as it is read. A search the vocabulary says
+/// matches nothing is not planned: it has no read (`SearchRead.nothing`).
+public struct SearchPlanner: Sendable {
+    /// How many matches a search has at most to be read at once and sorted (`candidateLimit`): with more, reading the
+    /// first of them is wasted, the cost of the statement that finds out that a word is common.
+    public static let fewMatches = 2_000
+    /// How many matches a first page of relevance has at most to be read otherwise than from its best rank alone: with
+    /// more, reading each rank's matches whole to sort them costs more than walking the rows in their order.
+    public static let sortedMatches = 20_000
+    /// A search whose matches are at least one row in this many is dense among the rows: walking its best rank in row
+    /// order reads at most this many rows for each match a sorted read would read.
+    public static let denseMatches: Int64 = 2
+    /// How many matches a whole word has at most for them all to be read from the table of each product's words: any
+    /// number, its entries being its matches in page order and its count kept.
+    public static let wholeWordMatches = Int.max
+
+    /// What is known of a search before its matches are read.
+    public struct Facts: Sendable, Equatable {
+        /// The search as it is read (a typed prefix may be spelled out as words); nil when the list has none.
+        public var search: SearchQuery?
+        /// Whether the page is ordered by relevance.
+        public var ranked: Bool
+        /// Whether the page is the first: no cursor.
+        public var firstPage: Bool
+        /// Whether a condition besides the search selects the rows (a category, a brand, a price, stock).
+        public var filtered: Bool
+        /// How many rows the search and the filters select, exactly, at the read's snapshot; nil when unknown.
+        public var knownMatches: Int?
+        /// The largest row number of the products when `knownMatches` was told: how dense the matches are.
+        public var largestRowNumber: Int64?
+
+        public init(
+            search: SearchQuery?, ranked: Bool, firstPage: Bool, filtered: Bool, knownMatches: Int? = nil,
+            largestRowNumber: Int64? = nil
+        ) {
+            self.search = search
+            self.ranked = ranked
+            self.firstPage = firstPage
+            self.filtered = filtered
+            self.knownMatches = knownMatches
+            self.largestRowNumber = largestRowNumber
+        }
+    }
+
+    /// The reads the engine has.
+    public let reads: Set<SearchRead>
+    /// `fewMatches`, unless a test lowers it.
+    public var fewMatchLimit = Self.fewMatches
+    /// `sortedMatches`, unless a test lowers it.
+    public var sortedMatchLimit = Self.sortedMatches
+    /// `wholeWordMatches`, unless a test lowers it.
+    public var wholeWordMatchLimit = Self.wholeWordMatches
+
+    public init(reads: Set<SearchRead>) {
+        self.reads = reads
+    }
+
+    /// The reads to try for a page of `facts`, in order, but those in `tried`; the last one always answers.
+    public func plan(_ facts: Facts, tried: Set<SearchRead> = []) -> [SearchRead] {
+        var plan: [SearchRead]
+        if facts.search == nil || !facts.ranked {
+            plan = [.keyset]
+        } else {
+            plan = []
+            if facts.firstPage, let known = facts.knownMatches, isMany(known, largestRowNumber: facts.largestRowNumber) {
+                plan.append(.bestRankFirst)
+            }
+            let atOnce: [SearchRead] = facts.filtered ? [.matchesThenFilters, .matchesWithFilters] : [.wordEntries, .matchesWithFilters]
+            for read in atOnce where facts.knownMatches.map({ $0 <= candidateLimit(read, facts.search) }) ?? true {
+                plan.append(read)
+            }
+            plan.append(.walk)
+        }
+        return plan.filter { reads.contains($0) && !tried.contains($0) }
+    }
+
+    /// The most candidates a read of every match at once reads before it declines: a whole word's entries in the table
+    /// of each product's words are its matches, counted apart; any other read's, `fewMatchLimit`.
+    public func candidateLimit(_ read: SearchRead, _ search: SearchQuery?) -> Int {
+        read == .wordEntries && search.map(Self.isWholeWord) == true ? wholeWordMatchLimit : fewMatchLimit
+    }
+
+    /// Whether a walk of `total` matches reads each rank's matches whole and sorts them, rather than walk the rows in
+    /// their order and check each: with few matches, the rows' order finds them only at the end of the table.
+    public func walkSortsMatches(_ total: Int) -> Bool {
+        total > 0 && total <= sortedMatchLimit
+    }
+
+    /// Whether `search` is one whole word: its entries in the table of each product's words are as many as its
+    /// matches, where a typed prefix has one for each of a row's words that start with it.
+    public static func isWholeWord(_ search: SearchQuery) -> Bool {
+        guard search.parts.count == 1, case .word = search.parts[0] else { return false }
+        return true
+    }
+
+    /// Whether `known` matches are read from the best rank first: more than are sorted at once, or dense among the rows.
+    private func isMany(_ known: Int, largestRowNumber: Int64?) -> Bool {
+        known > sortedMatchLimit || largestRowNumber.map { Int64(known) * Self.denseMatches > $0 } ?? false
+    }
+}
