@@ -12,6 +12,10 @@ writes 5 products a second to each catalogd (every other write a change of stock
 with --import-changed, while `catalogd import` runs on each store, over and over, a listing in which every tenth
 product has another name and stock (then the listing as it was). Under load each row is asked --load-rounds times
 (100 by default), and its median and 99th percentile are printed: the target, and a p99 at most 3 times the median.
+With --typos N, N words of the catalogue, each mistyped by one edit (two for some of 9 letters or more), are searched
+on each catalogd and as tantivy's fuzzy term queries (distance 1 for 5 to 8 letters, 2 from 9, a swap costing 1): of
+the mistyped words tantivy finds, the share whose first page on catalogd holds a product with the intended word, and
+the median first read of a mistyped word.
 Loopback only; every server and import it starts, it stops.
 """
 import argparse
@@ -19,6 +23,8 @@ import contextlib
 import json
 import multiprocessing
 import os
+import random
+import re
 import shutil
 import statistics
 import subprocess
@@ -26,6 +32,7 @@ import sys
 import tempfile
 import threading
 import time
+import unicodedata
 import urllib.parse
 import urllib.request
 
@@ -392,6 +399,7 @@ def main():
     parser.add_argument("--import-changed", action="store_true",
                         help="measure every row again while an import changes a tenth of the products of each store")
     parser.add_argument("--load-rounds", type=int, default=100, help="requests of each row under the writer or the import")
+    parser.add_argument("--typos", type=int, default=0, help="mistyped words to search, beside tantivy's fuzzy queries")
     parser.add_argument("--out", help="where the results go (default bench/search-results-1m.json at a million, -COUNT.json otherwise)")
     args = parser.parse_args()
     if args.serve_tantivy:
@@ -455,6 +463,10 @@ def main():
                 result["frequent_terms_seconds"][name.removeprefix("catalogd ")] = server.frequent_terms_seconds
             tantivy_base = stack.enter_context(TantivyServed(tantivy_path)).base
             result["reads"].update(measure_interleaved(served, requests, tantivy_base, tantivy_queries(words), args.rounds))
+            if args.typos:
+                cases = typo_cases(listing, args.typos)
+                found = tantivy_fuzzy_found(tantivy_path, cases)
+                result["typos"] = {"cases": cases[:20], "by_store": measure_typos(served, cases, found)}
             if args.writer:
                 with open(listing, encoding="utf-8") as f:
                     products = [json.loads(line) for _, line in zip(range(10_000), f)]
@@ -484,6 +496,84 @@ def main():
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out, "w") as f:
         json.dump(result, f, indent=2, ensure_ascii=False)
+
+
+def typo_cases(listing, count, seed=45):
+    """`count` words of the listing (a to z, 5 to 14 letters, drawn from every frequency), each with a mistyped form
+    that is no word of the listing, its accents folded as the search indexes fold them: one edit, or for some words of
+    9 letters or more two."""
+    holders = {}
+    folded = set()
+    with open(listing, encoding="utf-8") as f:
+        for line in f:
+            record = json.loads(line)
+            for word in set(re.findall(r"\w+", f"{record['name']} {record['description']}".lower())):
+                holders[word] = holders.get(word, 0) + 1
+    for word in holders:
+        folded.add("".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c)))
+    rng = random.Random(seed)
+    words = sorted(word for word in holders if re.fullmatch(r"[a-z]{5,14}", word))
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    cases = []
+    for word in rng.sample(words, min(len(words), count * 3)):
+        typed = list(word)
+        for _ in range(2 if len(word) >= 9 and rng.random() < 0.5 else 1):
+            at = rng.randrange(len(typed))
+            kind = rng.randrange(4)
+            if kind == 0 and len(typed) > 5:
+                del typed[at]
+            elif kind == 1:
+                typed.insert(at, rng.choice(letters))
+            elif kind == 2:
+                typed[at] = rng.choice(letters.replace(typed[at], ""))
+            elif at + 1 < len(typed) and typed[at] != typed[at + 1]:
+                typed[at], typed[at + 1] = typed[at + 1], typed[at]
+            else:
+                typed[at] = rng.choice(letters.replace(typed[at], ""))
+        typo = "".join(typed)
+        if typo != word and typo not in folded:
+            cases.append({"intended": word, "typed": typo, "holders": holders[word]})
+        if len(cases) == count:
+            break
+    return cases
+
+
+def tantivy_fuzzy_found(path, cases):
+    """Whether tantivy's fuzzy term queries find a product for each mistyped word: distance 1 for 5 to 8 letters, 2
+    from 9, a swap of neighbours costing 1, in every searched field."""
+    import tantivy
+    index = tantivy.Index.open(path)
+    searcher = index.searcher()
+    schema = index.schema
+    found = []
+    for case in cases:
+        distance = 2 if len(case["typed"]) >= 9 else 1
+        query = tantivy.Query.boolean_query([
+            (tantivy.Occur.Should, tantivy.Query.fuzzy_term_query(schema, field, case["typed"], distance=distance,
+                                                                  transposition_cost_one=True))
+            for field in TANTIVY_FIELDS])
+        found.append(searcher.search(query, 1, count=True).count > 0)
+    return found
+
+
+def measure_typos(served, cases, found):
+    """Each mistyped word searched on each catalogd (the response cache off: first reads): whether its first page holds
+    a product with the intended word, for the words tantivy finds, and how long the read took."""
+    measured = {}
+    for name, server in served.items():
+        hits, times, corrected = 0, [], 0
+        for case, tantivy_finds in zip(cases, found):
+            elapsed, body = server.ms(f"/products?search={urllib.parse.quote(case['typed'])}%20&page_size=20")
+            times.append(elapsed)
+            corrected += bool(body.get("corrections"))
+            if not tantivy_finds:
+                continue
+            texts = (f"{p['name']} {p.get('brand') or ''} {p['description']} {p['category']}".lower() for p in body["results"])
+            hits += any(case["intended"] in re.findall(r"\w+", text) for text in texts)
+        expected = sum(found)
+        measured[name] = {"recall": hits / expected if expected else None, "found_by_tantivy": expected, "cases": len(cases),
+                          "corrected": corrected, "median_ms": statistics.median(times), "p90_ms": percentile(times, 90)}
+    return measured
 
 
 def print_table(result):
@@ -519,6 +609,12 @@ def print_table(result):
               f"{measured['target_ms']:7d}  {'yes' if all(checks) else 'no'}")
     print("\n  met: within the target, within 2x tantivy over HTTP where it answers the query (the same client asks both),")
     print("  PostgreSQL within 2x SQLite")
+    for name, typos in result.get("typos", {}).get("by_store", {}).items():
+        recall = typos["recall"]
+        print(f"\nmistyped words on {name}: {typos['cases']} searched, {typos['corrected']} corrected; of the "
+              f"{typos['found_by_tantivy']} tantivy's fuzzy queries find, the first page holds the intended word for "
+              f"{recall * 100 if recall is not None else float('nan'):.1f} % (target >= 95 %); first read median "
+              f"{typos['median_ms']:.2f} ms, p90 {typos['p90_ms']:.2f} (target <= 20 ms)")
     for key, title in (("under_writer", "while a client writes 5 products a second to each catalogd"),
                        ("during_import", "while an import changes a tenth of the products of each store")):
         if key in result:

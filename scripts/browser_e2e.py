@@ -199,6 +199,21 @@ def main():
             check("Serial code" in fields and "Price" in fields and "Source" in fields, "a product page shows every field")
             shot("product.png")
 
+            # A mistyped word: once the service has read its vocabulary (at start-up), the page says what it
+            # searched in its place and links to the search as typed.
+            def corrected_page(d):
+                d.get(base + "/products?search=prodcut%2012")
+                return d.find_elements(By.CSS_SELECTOR, "#results .corrections")
+            note = WebDriverWait(driver, 30).until(corrected_page)[0]
+            check(note.text.startswith("Showing results for product (typed “prodcut”)"),
+                  f"a mistyped search says what it searched: {note.text!r}")
+            check(count_text() == f"{expected} products matching “prodcut 12”", f"as many as the words it searched: {count_text()!r}")
+            shot("corrected.png")
+            note.find_element(By.TAG_NAME, "a").click()
+            wait.until(lambda d: "typos=0" in d.current_url)
+            check(count_text() == "0 products matching “prodcut 12”" and not driver.find_elements(By.CSS_SELECTOR, "#results .corrections"),
+                  f"and its link searches exactly what was typed: {count_text()!r}")
+
             driver.get(base + "/products?search=hostile")
             shown = sorted(cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "td[data-label=Name]"))
             check(shown == sorted(HOSTILE.values()), f"hostile names show as text: {shown}")

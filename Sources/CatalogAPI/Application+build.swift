@@ -45,6 +45,9 @@ public struct ServiceConfiguration: Sendable {
     public var staleAfter: Duration?
     /// Which words get sets that count and facet searches of them (`FrequentTerms`); nil: none, the engine counts.
     public var frequentTerms: FrequentTermPolicy? = FrequentTermPolicy()
+    /// Whether a product search that matches nothing as typed is answered with its mistyped words corrected
+    /// (`SearchPlanner.corrected`); a request turns it off with `typos=0`.
+    public var correctsTypos = true
 
     public init() {}
 }
@@ -169,7 +172,7 @@ public func buildRouter(_ components: ServiceComponents, configuration: ServiceC
         ResourceReads(store: store, urls: urls, family: family, name: name, cache: cache, searchPlans: components.metrics.searchPlans)
     }
     FilmsController(reads: reads(.films), writes: writes).addRoutes(to: resource("films"))
-    ProductsController(reads: reads(.products), writes: writes).addRoutes(to: resource("products"))
+    ProductsController(reads: reads(.products), writes: writes, correctsTypos: configuration.correctsTypos).addRoutes(to: resource("products"))
     CategoriesController(reads: reads(.products, name: "categories")).addRoutes(to: resource("categories"))
     ChangesController(store: store, notifier: components.notifier, followers: components.metrics.followers).addRoutes(to: resource("changes"))
     ImportsController(store: store, importer: components.importer, authority: authority, urls: urls, cache: cache).addRoutes(

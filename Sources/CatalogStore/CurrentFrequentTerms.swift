@@ -91,6 +91,25 @@ public struct CurrentFrequentTerms: Sendable {
         return try matchChanged(ProductFilter(), search).isEmpty
     }
 
+    /// The words the changed rows (`changedRows`) hold at the read's snapshot, as the engine's tokenizer made them.
+    public typealias ChangedWords = () throws -> [String]
+
+    /// `filter` with its search corrected (`SearchPlanner.corrected`, from the base's vocabulary and the words of the
+    /// rows changed since, `changedWords`), when it may be and its search as typed matches nothing at the read's
+    /// snapshot; nil otherwise. A store then reads the corrected filter in place of `filter`, its count and facets
+    /// included.
+    public func corrected(
+        _ filter: ProductFilter, matchChanged: ChangedRowMatcher, changedWords: ChangedWords
+    ) throws -> (filter: ProductFilter, corrections: [SearchCorrection])? {
+        guard filter.correctsTypos, filter.correctedSearch == nil, let typed = filter.searchQuery, SearchPlanner.mayCorrect(typed, in: base),
+            try matchesNothing(typed, matchChanged: matchChanged),
+            let correction = SearchPlanner.corrected(typed, in: base, written: changedRows.count > 0 ? try changedWords() : [])
+        else { return nil }
+        var corrected = filter
+        corrected.correctedSearch = correction.search
+        return (corrected, correction.corrections)
+    }
+
     /// `search` spelled out as the base spells it (`FrequentTerms.expanded`), when that selects at the read's snapshot
     /// what `search` selects: when no changed row holds a word the base did not know that starts with its prefix.
     public func expanded(_ search: SearchQuery, matchChanged: ChangedRowMatcher) throws -> SearchQuery {

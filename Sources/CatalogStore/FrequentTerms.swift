@@ -71,7 +71,7 @@ public struct FrequentTerms: Sendable {
                 }
                 if !others.isEmpty { try addRows(others, &any) }
                 rows = any
-            case .prefix, .phrase: return nil
+            case .prefix, .anyPrefix, .phrase: return nil
             }
             selected = selected.map { $0.intersection(rows) } ?? rows
         }
@@ -105,7 +105,7 @@ public struct FrequentTerms: Sendable {
                 switch part {
                 case .word(let word): Self.term(word).map { sets[$0] != nil } ?? false
                 case .anyWord: true
-                case .prefix, .phrase: false
+                case .prefix, .anyPrefix, .phrase: false
                 }
             }
     }
@@ -119,7 +119,7 @@ public struct FrequentTerms: Sendable {
             switch part {
             case .word(let word): Self.term(word).map { !vocabulary.holds($0) } ?? false
             case .prefix(let prefix): Self.term(prefix).map { !vocabulary.holdsWord(startingWith: $0) } ?? false
-            case .phrase, .anyWord: false
+            case .phrase, .anyWord, .anyPrefix: false
             }
         }
     }

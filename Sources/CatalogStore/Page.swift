@@ -11,13 +11,19 @@ public struct Page<Rows: Sendable>: Sendable {
     public var versions: StoreVersions
     /// How the page of a search was read (`SearchPlanner`); nil for a list without a search.
     public var searchRead: SearchRead?
+    /// The words of the search that were corrected, and what was searched in their place; empty when none was.
+    public var corrections: [SearchCorrection]
 
-    public init(rows: Rows, count: Int, nextCursor: String?, previousCursor: String?, versions: StoreVersions, searchRead: SearchRead? = nil) {
+    public init(
+        rows: Rows, count: Int, nextCursor: String?, previousCursor: String?, versions: StoreVersions, searchRead: SearchRead? = nil,
+        corrections: [SearchCorrection] = []
+    ) {
         self.rows = rows
         self.count = count
         self.nextCursor = nextCursor
         self.previousCursor = previousCursor
         self.versions = versions
         self.searchRead = searchRead
+        self.corrections = corrections
     }
 }

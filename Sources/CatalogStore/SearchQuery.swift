@@ -17,6 +17,8 @@ public struct SearchQuery: Sendable, Equatable {
         /// a store knows them (`FrequentTerms.expanded`), so that the engine steps through each word's matches in
         /// order instead of merging them all first.
         case anyWord([String])
+        /// A word starting with any of these: a mistyped prefix, corrected (`SearchPlanner.corrected`).
+        case anyPrefix([String])
     }
 
     /// The longest search a store is asked for, in parts: engines' costs grow with each term.

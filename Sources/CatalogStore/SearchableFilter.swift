@@ -12,5 +12,4 @@ extension SearchableFilter {
 }
 
 extension FilmFilter: SearchableFilter {}
-extension ProductFilter: SearchableFilter {}
 extension CategoryFilter: SearchableFilter {}

@@ -6,11 +6,16 @@ extension PostgresCatalogStore {
         let base = frequentTerms.latest
         return try await transaction(.read) { [logger] connection in
             let versions = try await Self.versions(connection, logger: logger)
+            var filter = filter
             // The sets made exact at this snapshot answer a search when they hold every word of it.
-            if let base, base.mayAnswer(filter), let typed = filter.searchQuery {
-                let searches = PostgresCurrentFrequentTerms.searches(of: typed, in: base)
-                if let terms = try await PostgresCurrentFrequentTerms.read(
-                    base, at: versions, filter: filter, searches: searches, connection, logger: logger),
+            if let base, base.mayAnswer(filter), filter.searchQuery != nil,
+                let terms = try await PostgresCurrentFrequentTerms.read(
+                    base, at: versions, filter: filter, searches: PostgresCurrentFrequentTerms.searches(of: filter, in: base), connection,
+                    logger: logger)
+            {
+                // The facets of the search the page read: corrected when it was.
+                if let (corrected, _) = try terms.corrected(filter) { filter = corrected }
+                if let typed = filter.searchQuery,
                     let selected = try terms.selection(filter, search: try terms.current.expanded(typed, matchChanged: terms.matchChanged))
                 {
                     return ProductFacets(counts: fields.map { ($0, terms.current.facetValues($0, among: selected, size: size)) }, versions: versions)

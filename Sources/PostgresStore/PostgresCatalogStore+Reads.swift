@@ -47,23 +47,32 @@ extension PostgresCatalogStore {
         // read in one transaction.
         return try await transaction(.read) { [logger] connection in
             let versions = try await Self.versions(connection, logger: logger)
-            let typed = query.search
-            let searches = PostgresCurrentFrequentTerms.searches(of: typed, in: base)
+            let searches = PostgresCurrentFrequentTerms.searches(of: filter, in: base)
             guard
                 let terms = try await PostgresCurrentFrequentTerms.read(
                     base, at: versions, filter: filter, searches: searches, connection, logger: logger)
             else {
-                return try await products(filter, search: typed, page: request, connection, walkIn: .single, terms: nil, into: rows)
+                return try await products(filter, search: query.search, page: request, connection, walkIn: .single, terms: nil, into: rows)
             }
+            var filter = filter
+            var corrections: [SearchCorrection] = []
+            if let (corrected, made) = try terms.corrected(filter) {
+                (filter, corrections) = (corrected, made)
+            }
+            let typed = filter.searchQuery
             var search = typed
             if let typed {
                 if try terms.current.matchesNothing(typed, matchChanged: terms.matchChanged) {
                     try RankedWalk.check(request, ordering: PostgresListing.products.ordering, ranks: SearchFields.products.ranks.count)
-                    return Page(rows: rows, count: 0, nextCursor: nil, previousCursor: nil, versions: versions, searchRead: .nothing)
+                    var page = Page(rows: rows, count: 0, nextCursor: nil, previousCursor: nil, versions: versions, searchRead: .nothing)
+                    page.corrections = corrections
+                    return page
                 }
                 search = try terms.current.expanded(typed, matchChanged: terms.matchChanged)
             }
-            return try await products(filter, search: search, page: request, connection, walkIn: .single, terms: terms, into: rows)
+            var page = try await products(filter, search: search, page: request, connection, walkIn: .single, terms: terms, into: rows)
+            page.corrections = corrections
+            return page
         }
     }
 

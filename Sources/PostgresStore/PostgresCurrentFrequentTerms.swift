@@ -8,6 +8,14 @@ import PostgresNIO
 struct PostgresCurrentFrequentTerms {
     let current: CurrentFrequentTerms
     let matchChanged: CurrentFrequentTerms.ChangedRowMatcher
+    /// The words of the changed rows, read when the read's search may be corrected (`CurrentFrequentTerms.corrected`).
+    var changedWords: [String] = []
+
+    /// `CurrentFrequentTerms.corrected` of `filter` with the words read beforehand.
+    func corrected(_ filter: ProductFilter) throws -> (filter: ProductFilter, corrections: [SearchCorrection])? {
+        let words = changedWords
+        return try current.corrected(filter, matchChanged: matchChanged, changedWords: { words })
+    }
 
     /// The rows `filter` selects with `search` (its own, or spelled out) at the read's snapshot, when the sets answer
     /// it alone; nil when a word of it has no set.
@@ -23,12 +31,22 @@ struct PostgresCurrentFrequentTerms {
         return try current.brandCount(filter, matchChanged: matchChanged)
     }
 
-    /// The searches whose changed rows' matches a read of `typed` asks for: the search as typed, and as `base` spells it
-    /// out when that differs.
-    static func searches(of typed: SearchQuery?, in base: FrequentTerms) -> [SearchQuery] {
-        guard let typed else { return [] }
-        let expanded = base.expanded(typed)
-        return expanded == typed ? [typed] : [typed, expanded]
+    /// The searches whose changed rows' matches a read of `filter` asks for: its search as typed, and as `base` spells
+    /// it out when that differs; and when `base` says it matches nothing and may correct it
+    /// (`CurrentFrequentTerms.corrected`), the corrected search, spelled out too.
+    static func searches(of filter: ProductFilter, in base: FrequentTerms) -> [SearchQuery] {
+        guard let typed = filter.searchQuery else { return [] }
+        var searches: [SearchQuery] = []
+        func add(_ search: SearchQuery) {
+            for each in [search, base.expanded(search)] where !searches.contains(each) { searches.append(each) }
+        }
+        add(typed)
+        if filter.correctsTypos, filter.correctedSearch == nil, base.matchesNothing(base.expanded(typed)),
+            let correction = SearchPlanner.corrected(typed, in: base)
+        {
+            add(correction.search)
+        }
+        return searches
     }
 
     /// `base` made exact at the snapshot of `connection`'s transaction, read at `versions`, for a read of `filter`
@@ -48,6 +66,18 @@ struct PostgresCurrentFrequentTerms {
         guard let changed = try await ChangedRows.read(since: base, limit: CurrentFrequentTerms.changeLimit, connection, logger: logger) else {
             return nil
         }
+        var searches = searches
+        var words: [String] = []
+        // A search that may be corrected is corrected from the words of the changed rows too: their matches are read
+        // for that correction as well.
+        if let typed = filter.searchQuery, filter.correctsTypos, filter.correctedSearch == nil, !changed.numbers.isEmpty,
+            base.matchesNothing(base.expanded(typed)), SearchPlanner.mayCorrect(typed, in: base)
+        {
+            words = try await changedWords(changed.numbers, connection, logger: logger)
+            if let correction = SearchPlanner.corrected(typed, in: base, written: words) {
+                for search in [correction.search, base.expanded(correction.search)] where !searches.contains(search) { searches.append(search) }
+            }
+        }
         let matches = try await changedRowMatches(changed.numbers, filter: filter, searches: searches, connection, logger: logger)
         return Self(
             current: CurrentFrequentTerms(base: base, changedRows: changed.rows),
@@ -61,7 +91,7 @@ struct PostgresCurrentFrequentTerms {
                 return matches.filter { match in
                     (!conditioned || match.passes) && (searchIndex.map { match.matches[$0] } ?? true)
                 }.map(\.row)
-            })
+            }, changedWords: words)
     }
 
     /// The rows a change since a base touched (`CurrentFrequentTerms.changedRows`), each with its `row_order`.
@@ -125,6 +155,17 @@ struct PostgresCurrentFrequentTerms {
             }
             return numbers
         }
+    }
+
+    /// The words the changed rows (`numbers`, by `row_order`) hold in the transaction's snapshot, as their search
+    /// vectors hold them.
+    private static func changedWords(_ numbers: [Int64: Int64], _ connection: PostgresConnection, logger: Logger) async throws -> [String] {
+        let query: PostgresQuery = """
+            SELECT DISTINCT word FROM products, unnest(tsvector_to_array(search_vector)) AS word WHERE row_order = ANY(\(Array(numbers.keys)))
+            """
+        var words: [String] = []
+        for try await word in try await connection.query(query, logger: logger).decode(String.self) { words.append(word) }
+        return words
     }
 
     /// Each changed row (`numbers`, by `row_order`) with its facet values, whether `filter`'s conditions pass it, and

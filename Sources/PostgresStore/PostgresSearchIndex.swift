@@ -49,6 +49,7 @@ struct PostgresSearchIndex {
             case .word(let word): restriction.isEmpty ? word : "\(word):\(restriction)"
             case .prefix(let word): "\(word):*\(restriction)"
             case .anyWord(let words): "(" + words.map { restriction.isEmpty ? $0 : "\($0):\(restriction)" }.joined(separator: " | ") + ")"
+            case .anyPrefix(let starts): "(" + starts.map { "\($0):*\(restriction)" }.joined(separator: " | ") + ")"
             case .phrase(let words):
                 "(" + letters.map { letter in "(" + words.map { "\($0):\(letter)" }.joined(separator: " <-> ") + ")" }.joined(separator: " | ") + ")"
             }
@@ -98,7 +99,7 @@ struct PostgresSearchIndex {
             // A range of the key, in byte order (the column is `COLLATE "C"`), whatever the plan knows of the prefix:
             // no word holds the last code point, which is no letter.
             entries = "word >= (SELECT word FROM term) AND word < (SELECT word FROM term) || chr(1114111)"
-        case .anyWord, .phrase:
+        case .anyWord, .anyPrefix, .phrase:
             return nil
         }
         // A lexeme of letters and digits prints as itself in quotes, a prefix's followed by `:*`.

@@ -11,8 +11,13 @@ extension SQLiteCatalogStore {
         let frequentTerms = frequentTerms
         return try await read { db in
             let versions = try StoreVersions.fetch(db)
+            var filter = filter
             if let terms = try Self.currentFrequentTerms(frequentTerms, for: filter, at: versions, db) {
                 let matchChanged = Self.changedRowMatcher(terms, db)
+                // The facets of the search the page read: corrected when it was.
+                if let (corrected, _) = try terms.corrected(filter, matchChanged: matchChanged, changedWords: Self.changedWords(terms, db)) {
+                    filter = corrected
+                }
                 let search = try filter.searchQuery.map { try terms.expanded($0, matchChanged: matchChanged) }
                 if let selected = try terms.selection(
                     filter, search: search, addRows: { try Self.addMatches(of: $0, to: &$1, db) }, matchChanged: matchChanged)

@@ -176,4 +176,13 @@ extension SQLiteCatalogStore {
             }
         }
     }
+
+    /// The words the changed rows of `terms` hold in the snapshot of `source`, as the search index's tokenizer makes
+    /// them (`ChangedProductsIndex.words`).
+    static func changedWords(_ terms: CurrentFrequentTerms, _ source: some SQLiteReading) -> CurrentFrequentTerms.ChangedWords {
+        {
+            try ChangedProductsIndex.index(rowList(terms.changedRows), source)
+            return try ChangedProductsIndex.words(source).values.flatMap { $0 }
+        }
+    }
 }

@@ -79,10 +79,11 @@ extension SQLiteCatalogStore {
 
     /// Whether the sets of frequent words say that the search matches no product (a word no product holds): made
     /// exact at the snapshot read, they answer the page from the versions alone, in microseconds, so on the calling
-    /// thread too. Without a source, the base alone tells whether that is worth trying.
+    /// thread too. Without a source, the base alone tells whether that is worth trying. A search whose words may be
+    /// corrected is read as corrected, which takes an engine's read: not on the calling thread.
     private static func matchesNothing(_ filter: ProductFilter, _ terms: FrequentTerms?) -> Bool {
         guard let terms, let search = filter.searchQuery else { return false }
-        return terms.matchesNothing(terms.expanded(search))
+        return terms.matchesNothing(terms.expanded(search)) && !(filter.correctsTypos && SearchPlanner.mayCorrect(search, in: terms))
     }
 
     private static func matchesNothing(
@@ -112,9 +113,16 @@ extension SQLiteCatalogStore {
         terms current: (CurrentFrequentTerms, CurrentFrequentTerms.ChangedRowMatcher)?, _ source: some SQLiteReading
     ) throws -> Page<Rows> {
         var rows = rows
+        let (terms, matchChanged) = (current?.0, current?.1)
+        if let terms, let matchChanged,
+            let (corrected, corrections) = try terms.corrected(filter, matchChanged: matchChanged, changedWords: changedWords(terms, source))
+        {
+            var page = try products(corrected, page: request, into: rows, versions: versions, terms: current, source)
+            page.corrections = corrections
+            return page
+        }
         let query = filter.query
         let filters = SQLiteConditions(query.conditions)
-        let (terms, matchChanged) = (current?.0, current?.1)
         var search = query.search
         if let terms, let matchChanged, let typed = query.search {
             if try terms.matchesNothing(typed, matchChanged: matchChanged) {

@@ -29,6 +29,7 @@ struct SQLiteSearchIndex {
             case .prefix(let word): "\"\(word)\" *"
             case .phrase(let words): "\"\(words.joined(separator: " "))\""
             case .anyWord(let words): "(\(words.map { "\"\($0)\"" }.joined(separator: " OR ")))"
+            case .anyPrefix(let starts): "(\(starts.map { "\"\($0)\" *" }.joined(separator: " OR ")))"
             }
         }
         let all = terms.joined(separator: " AND ")

@@ -60,6 +60,12 @@ extension Catalogd {
                 (CATALOG_FREQUENT_TERMS; default 5%).
                 """)
         var frequentTerms: String?
+        @Option(
+            help: """
+                Correct the mistyped words of a product search that matches nothing as typed, on or off (CATALOG_SEARCH_TYPOS; \
+                default on; a request turns it off with typos=0).
+                """)
+        var searchTypos: String?
         @Flag(
             help: """
                 Build links from X-Forwarded-Proto/-Host or Forwarded, as set by a TLS-terminating proxy in front; only behind one \
@@ -118,6 +124,7 @@ extension Catalogd {
             configuration.staleAfter = try source("--stale-after", "CATALOG_STALE_AFTER", staleAfter).duration(default: nil, allowOff: true)
             configuration.frequentTerms = try source("--frequent-terms", "CATALOG_FREQUENT_TERMS", frequentTerms).frequentTermPolicy(
                 default: configuration.frequentTerms)
+            configuration.correctsTypos = try source("--search-typos", "CATALOG_SEARCH_TYPOS", searchTypos).boolean(default: true)
             configuration.trustsProxy = try source("--trust-proxy", "CATALOG_TRUST_PROXY", trustProxy ? "true" : nil).boolean(default: false)
             configuration.requiresReadToken = try source("--require-read-token", "CATALOG_REQUIRE_READ_TOKEN", requireReadToken ? "true" : nil)
                 .boolean(default: false)

@@ -436,6 +436,30 @@ struct ReadAPITests {
         }
     }
 
+    /// A search that matches nothing as typed is answered as corrected, and says so: `corrections` in the JSON, a line
+    /// with a link to the search as typed on the page; `typos=0` searches what was typed.
+    @Test(arguments: StoreBackend.available) func aMistypedSearchIsAnsweredAsCorrectedAndSaysSo(_ backend: StoreBackend) async throws {
+        var harness = WriteHarness(backend: backend)
+        harness.configuration.frequentTerms = nil
+        try await harness.run { client, components in
+            try await seedCatalogue(components.store)
+            _ = try await components.store.refreshFrequentTerms(FrequentTermPolicy())
+            let exact = try json(try await get(client, "/products?search=chair%20"))
+            let typo = try json(try await get(client, "/products?search=chiar%20"))
+            #expect(typo["count"] == exact["count"])
+            let correction = try #require(array(typo["corrections"]).first)
+            #expect(string(correction["typed"]) == "chiar")
+            #expect(array(correction["searched"]).map(string) == ["chair"])
+            #expect(exact["corrections"] == nil)
+            let asTyped = try json(try await get(client, "/products?search=chiar%20&typos=0"))
+            #expect(asTyped["count"] == .number("0") && asTyped["corrections"] == nil)
+            #expect(try await get(client, "/products?search=chiar%20&typos=maybe").status == .badRequest)
+            let page = String(buffer: try await get(client, "/products?search=chiar%20", headers: [.accept: "text/html"]).body)
+            #expect(page.contains("Showing results for <strong>chair</strong>"))
+            #expect(page.contains("typos=0"))
+        }
+    }
+
     /// Each page of a search is counted by how it was read: on SQLite along its ranks, on PostgreSQL (whose reads
     /// include every match of a word at once) from the typed prefix's entries; in another ordering, by its keyset.
     @Test(arguments: StoreBackend.available) func searchPlansAreCountedInTheMetrics(_ backend: StoreBackend) async throws {

@@ -766,6 +766,7 @@ enum SearchReference {
         case .word(let word): fields.contains { $0.contains(words(word).joined(separator: " ")) }
         case .prefix(let word): fields.contains { $0.contains { $0.hasPrefix(words(word).joined(separator: " ")) } }
         case .anyWord(let anyOf): anyOf.contains { matches(.word($0), fields) }
+        case .anyPrefix(let starts): starts.contains { matches(.prefix($0), fields) }
         case .phrase(let phrase):
             fields.contains { field in
                 let wanted = phrase.flatMap(words)

@@ -6,6 +6,8 @@ import Hummingbird
 struct ProductsController<Context: RequestContext> {
     let reads: ResourceReads
     let writes: WriteSupport
+    /// Whether mistyped words of a search that matches nothing are corrected, unless a request says `typos=0`.
+    var correctsTypos = true
 
     private var store: any CatalogStore { reads.store }
 
@@ -18,12 +20,13 @@ struct ProductsController<Context: RequestContext> {
     }
 
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
-        if try ResponseFormat(request) == .html { return try await ProductPages(reads: reads).list(request) }
+        let reads = listReads
+        if try ResponseFormat(request) == .html { return try await ProductPages(reads: reads, correctsTypos: correctsTypos).list(request) }
         // Parameters are read only when the page is not cached: a cached page's URL was valid when it was rendered.
         return try await reads.list(
             request,
             fetch: { representations in
-                let asked = try Self.listRequest(QueryReader(request))
+                let asked = try Self.listRequest(QueryReader(request), correctsTypos: correctsTypos)
                 return try await FacetedProducts.read(
                     store, filter: asked.filter, page: asked.page, facets: asked.facets,
                     rows: RenderedProducts(representations: representations, pageSize: asked.page.pageSize))
@@ -31,13 +34,26 @@ struct ProductsController<Context: RequestContext> {
             trailer: { representations, page, writer in page.writeFacets(representations, request: request, into: &writer) })
     }
 
-    /// The filter, page and facets a list request asks for; a bad value is a 400 naming its parameter.
-    static func listRequest(_ query: QueryReader) throws -> (
+    /// The reads of a list: a search that matches nothing as typed is answered as corrected once the store has read
+    /// the vocabulary that corrects it (`CatalogStore.frequentTermsVersion`), so the lists' entity tags and cached
+    /// pages from before are not those from after.
+    private var listReads: ResourceReads {
+        guard correctsTypos, store.frequentTermsVersion != nil else { return reads }
+        var reads = reads
+        reads.name += "+typos"
+        return reads
+    }
+
+    /// The filter, page and facets a list request asks for; a bad value is a 400 naming its parameter. Typos are
+    /// corrected when the service does (`correctsTypos`) and the request does not say `typos=0`.
+    static func listRequest(_ query: QueryReader, correctsTypos: Bool = true) throws -> (
         filter: ProductFilter, page: PageRequest, facets: (fields: [ProductFacetField], size: Int)?
     ) {
+        let typos = try query.bool("typos") ?? true
         let filter = ProductFilter(
             category: query.string("category"), brand: query.string("brand"), minimumPrice: try query.price("min_price"),
-            maximumPrice: try query.price("max_price"), inStock: try query.bool("in_stock"), search: try query.search())
+            maximumPrice: try query.price("max_price"), inStock: try query.bool("in_stock"), search: try query.search(),
+            correctsTypos: correctsTypos && typos)
         return (filter, try query.pageRequest(), try query.facets())
     }
 

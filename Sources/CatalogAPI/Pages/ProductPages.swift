@@ -6,6 +6,8 @@ import Hummingbird
 /// columns and cursors; one product with every field.
 struct ProductPages {
     let reads: ResourceReads
+    /// Whether mistyped words of a search that matches nothing are corrected (`ProductsController.correctsTypos`).
+    var correctsTypos = true
 
     /// The facets a list page shows beside its results, and how many values of each.
     static let facets = (fields: ProductFacetField.allCases, size: 12)
@@ -20,13 +22,13 @@ struct ProductPages {
         if let canonical = PageURLs.canonical(request) {
             // Only to a list that exists: every parameter is read, and the rows its cursor names fetched, as the clean
             // URL and the JSON read them, so that what they would refuse is refused here, with their status.
-            let asked = try ProductsController<BasicRequestContext>.listRequest(PageURLs.query(of: canonical))
+            let asked = try ProductsController<BasicRequestContext>.listRequest(PageURLs.query(of: canonical), correctsTypos: correctsTypos)
             _ = try await reads.store.products(asked.filter, page: asked.page, into: [ProductRow]())
             return PageResponse.redirect(to: canonical)
         }
         return try await reads.page(request) {
             let query = QueryReader(request)
-            let asked = try ProductsController<BasicRequestContext>.listRequest(query)
+            let asked = try ProductsController<BasicRequestContext>.listRequest(query, correctsTypos: correctsTypos)
             let page = try await FacetedProducts.read(
                 reads.store, filter: asked.filter, page: asked.page, facets: asked.facets ?? (Self.facets.fields, Self.facets.size),
                 rows: [ProductRow]())
@@ -34,6 +36,7 @@ struct ProductPages {
             let bytes = PageLayout.render(title: "Products", section: "/products", jsonURL: Self.jsonURL(request)) { html in
                 Self.searchForm(query, into: &html)
                 html.element("section", ["id": "results", "aria-label": "Results"]) { results in
+                    if !page.corrections.isEmpty { Self.correctionNote(page.corrections, request: request, into: &results) }
                     results.element("p", ["class": "count"], Self.countText(page.count, search: asked.filter.search))
                     results.element("div", ["class": "layout"]) { layout in
                         // The rows first, so that a phone shows them on its first screen; a wider one puts the
@@ -79,6 +82,20 @@ struct ProductPages {
         let json = PageURLs.json(request)
         guard QueryReader(request).string("facets") == nil else { return json }
         return json + "&facets=" + facets.fields.map(\.rawValue).joined(separator: ",") + "&facet_size=\(facets.size)"
+    }
+
+    /// "Showing results for lamp", each corrected word as searched, and a link that searches exactly what was typed.
+    static func correctionNote(_ corrections: [SearchCorrection], request: Request, into html: inout HTMLWriter) {
+        html.element("p", ["class": "corrections"]) { note in
+            note.text("Showing results for ")
+            for (index, correction) in corrections.enumerated() {
+                if index > 0 { note.text(", ") }
+                note.element("strong", correction.searched.joined(separator: " or "))
+                note.text(" (typed “\(correction.typed)”)")
+            }
+            note.text(". ")
+            note.link(PageURLs.narrowed(request, "typos", "0"), "Search exactly what was typed")
+        }
     }
 
     static func countText(_ count: Int, search: String?) -> String {

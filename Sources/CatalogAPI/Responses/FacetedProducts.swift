@@ -51,6 +51,8 @@ struct FacetedProducts<Rows: ProductPageRows>: Sendable {
 extension Page {
     /// The same page with other rows.
     fileprivate func with<Other>(_ rows: Other) -> Page<Other> {
-        Page<Other>(rows: rows, count: count, nextCursor: nextCursor, previousCursor: previousCursor, versions: versions, searchRead: searchRead)
+        Page<Other>(
+            rows: rows, count: count, nextCursor: nextCursor, previousCursor: previousCursor, versions: versions, searchRead: searchRead,
+            corrections: corrections)
     }
 }

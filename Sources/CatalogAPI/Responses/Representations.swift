@@ -67,6 +67,20 @@ struct Representations {
         writer.member("count", page.count)
         writer.member("next", page.nextCursor.map { RequestURLs.listURL(base: base, request: request, cursor: $0) })
         writer.member("previous", page.previousCursor.map { RequestURLs.listURL(base: base, request: request, cursor: $0) })
+        if !page.corrections.isEmpty {
+            writer.key("corrections")
+            writer.arrayStart()
+            for correction in page.corrections {
+                writer.objectStart()
+                writer.member("typed", correction.typed)
+                writer.key("searched")
+                writer.arrayStart()
+                for searched in correction.searched { writer.string(searched) }
+                writer.arrayEnd()
+                writer.objectEnd()
+            }
+            writer.arrayEnd()
+        }
         writer.key("results")
         writer.arrayStart()
         results(page.rows, &writer)

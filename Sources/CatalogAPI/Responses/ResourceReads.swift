@@ -7,7 +7,7 @@ struct ResourceReads: Sendable {
     let store: any CatalogStore
     let urls: RequestURLs
     /// Names the resource in ETags.
-    let name: String
+    var name: String
     /// The version family whose version makes the ETag.
     let family: ResourceFamily
     let cache: ResponseCache
