@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import PostgresStore
 import Synchronization
 
 /// A loopback TCP proxy to a server, which `cut()` turns into a server that has gone away: every connection through it
@@ -35,6 +36,15 @@ final class CuttableProxy: Sendable {
             .bind(host: "127.0.0.1", port: listeningOn).get()
         guard let port = listener.localAddress?.port else { throw ChannelError.unknownLocalAddress }
         return CuttableProxy(port: port, listener: listener, connections: connections)
+    }
+
+    /// A proxy to `database`, and where a store reaches the database through it.
+    static func start(to database: PostgresLocation) async throws -> (proxy: CuttableProxy, location: PostgresLocation) {
+        let proxy = try await start(to: database.host, port: database.port)
+        var location = database
+        location.host = "127.0.0.1"
+        location.port = proxy.port
+        return (proxy, location)
     }
 
     /// Stops listening and closes every connection through the proxy.

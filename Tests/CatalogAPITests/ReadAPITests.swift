@@ -458,6 +458,14 @@ struct ReadAPITests {
             #expect(page.contains("Showing results for <strong>chair</strong>"))
             #expect(page.contains("typos=0"))
         }
+        // `--search-typos off`: searched as typed, whatever the request says.
+        harness.configuration.correctsTypos = false
+        try await harness.run { client, components in
+            try await seedCatalogue(components.store)
+            _ = try await components.store.refreshFrequentTerms(FrequentTermPolicy())
+            let typo = try json(try await get(client, "/products?search=chiar%20&typos=1"))
+            #expect(typo["count"] == .number("0") && typo["corrections"] == nil)
+        }
     }
 
     /// Each page of a search is counted by how it was read: on SQLite along its ranks, on PostgreSQL (whose reads

@@ -43,11 +43,7 @@ extension StoppingSuites {
             let logger = Logger(label: "catalogd-tests")
             let upstream = FixtureUpstream(catalog: FixtureCatalog(films: 0, products: 3000), faults: FixtureFaults(delayMilliseconds: 50))
             let upstreamPort = try await upstream.start(port: 0)
-            let database = try await TestStore.freshDatabase(logger: logger)
-            let proxy = try await CuttableProxy.start(to: database.host, port: database.port)
-            var location = database
-            location.host = "127.0.0.1"
-            location.port = proxy.port
+            let (proxy, location) = try await CuttableProxy.start(to: try await TestStore.freshDatabase(logger: logger))
             // A short wait for a connection, as in StoreOutageTests: the run's failure is recorded after it.
             let store = try await PostgresCatalogStore.open(location, connectionWait: .seconds(1), logger: logger)
             defer { store.close() }

@@ -47,10 +47,8 @@ struct StoreOutageTests {
     func aPooledCallIsServedAtOnceWhenTheDatabaseComesBack() async throws {
         let logger = Logger(label: "catalogd-tests")
         let database = try await TestStore.freshDatabase(logger: logger)
-        var proxy = try await CuttableProxy.start(to: database.host, port: database.port)
-        var location = database
-        location.host = "127.0.0.1"
-        location.port = proxy.port
+        let (first, location) = try await CuttableProxy.start(to: database)
+        var proxy = first
         let store = try await PostgresCatalogStore.open(location, connectionWait: .seconds(1), logger: logger)
         defer { store.close() }
         try await store.withConnections {
