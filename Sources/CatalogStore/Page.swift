@@ -13,10 +13,12 @@ public struct Page<Rows: Sendable>: Sendable {
     public var searchRead: SearchRead?
     /// The words of the search that were corrected, and what was searched in their place; empty when none was.
     public var corrections: [SearchCorrection]
+    /// The search the page read in place of the typed one, when words were corrected (`ProductFilter.correctedSearch`).
+    public var correctedSearch: SearchQuery?
 
     public init(
         rows: Rows, count: Int, nextCursor: String?, previousCursor: String?, versions: StoreVersions, searchRead: SearchRead? = nil,
-        corrections: [SearchCorrection] = []
+        corrections: [SearchCorrection] = [], correctedSearch: SearchQuery? = nil
     ) {
         self.rows = rows
         self.count = count
@@ -25,5 +27,6 @@ public struct Page<Rows: Sendable>: Sendable {
         self.versions = versions
         self.searchRead = searchRead
         self.corrections = corrections
+        self.correctedSearch = correctedSearch
     }
 }

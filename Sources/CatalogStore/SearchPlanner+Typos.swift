@@ -35,6 +35,8 @@ extension SearchPlanner {
     public static func corrected(_ search: SearchQuery, in terms: FrequentTerms, written: [String] = []) -> Correction? {
         guard let base = terms.vocabulary else { return nil }
         let vocabulary = Vocabularies(base: base, written: written)
+        // A word not held that cannot be corrected leaves nothing to search: no walk for the others.
+        guard !search.parts.contains(where: { cannotCorrect($0, in: vocabulary) }) else { return nil }
         var parts: [SearchQuery.Part] = []
         var corrections: [SearchCorrection] = []
         for part in search.parts {
@@ -80,13 +82,31 @@ extension SearchPlanner {
         }
     }
 
-    /// The words (or starts of words) nearest `word`, at most `candidatesPerWord`.
+    /// Whether `part` is a word the vocabulary does not hold, or a typed prefix no word starts with, that is too short,
+    /// too long or not of the letters a to z to be corrected.
+    private static func cannotCorrect(_ part: SearchQuery.Part, in vocabulary: Vocabularies) -> Bool {
+        switch part {
+        case .word(let word): FrequentTerms.term(word).map { !vocabulary.holds($0) && maximumEdits(Array($0.utf8)) == 0 } ?? false
+        case .prefix(let prefix):
+            FrequentTerms.term(prefix).map { !vocabulary.holdsWord(startingWith: $0) && maximumEdits(Array($0.utf8)) == 0 } ?? false
+        case .phrase, .anyWord, .anyPrefix: false
+        }
+    }
+
+    /// The words (or starts of words) nearest `word`, at most `candidatesPerWord`: those one edit away, or when there
+    /// are none and `word` may be two away, those two away. Each walk allows only the edits it looks for, so that one
+    /// cut short by `visitLimit` never passes over a nearer word for a farther one.
     private static func nearest(_ word: [UInt8], in vocabulary: Vocabularies, asPrefix: Bool, maximumEdits edits: Int? = nil) -> [String] {
         let allowed = edits ?? maximumEdits(word)
         guard allowed > 0 else { return [] }
-        let found = vocabulary.near(word, maximumEdits: allowed, asPrefix: asPrefix, visitLimit: visitLimit)
-            .filter { FrequentTerms.term($0.text) == $0.text }
-        guard let fewest = found.map(\.edits).min() else { return [] }
-        return found.filter { $0.edits == fewest }.sorted { ($0.weight, $1.text) > ($1.weight, $0.text) }.prefix(candidatesPerWord).map(\.text)
+        for distance in 1...allowed {
+            let found = vocabulary.near(word, maximumEdits: distance, asPrefix: asPrefix, visitLimit: visitLimit)
+                .filter { FrequentTerms.term($0.text) == $0.text }
+            if let fewest = found.map(\.edits).min() {
+                return found.filter { $0.edits == fewest }.sorted { ($0.weight, $1.text) > ($1.weight, $0.text) }.prefix(candidatesPerWord)
+                    .map(\.text)
+            }
+        }
+        return []
     }
 }

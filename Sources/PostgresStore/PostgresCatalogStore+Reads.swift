@@ -64,14 +64,13 @@ extension PostgresCatalogStore {
             if let typed {
                 if try terms.current.matchesNothing(typed, matchChanged: terms.matchChanged) {
                     try RankedWalk.check(request, ordering: PostgresListing.products.ordering, ranks: SearchFields.products.ranks.count)
-                    var page = Page(rows: rows, count: 0, nextCursor: nil, previousCursor: nil, versions: versions, searchRead: .nothing)
-                    page.corrections = corrections
-                    return page
+                    return Page(rows: rows, count: 0, nextCursor: nil, previousCursor: nil, versions: versions, searchRead: .nothing)
                 }
                 search = try terms.current.expanded(typed, matchChanged: terms.matchChanged)
             }
             var page = try await products(filter, search: search, page: request, connection, walkIn: .single, terms: terms, into: rows)
-            page.corrections = corrections
+            // A correction that finds nothing either is not one: the answer is the empty page of the words as typed.
+            if page.count > 0, !corrections.isEmpty { (page.corrections, page.correctedSearch) = (corrections, filter.correctedSearch) }
             return page
         }
     }

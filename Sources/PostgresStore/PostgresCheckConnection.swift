@@ -11,10 +11,12 @@ final class PostgresCheckConnection: Sendable {
     private let location: PostgresLocation
     private let wait: Duration
     private let logger: Logger
-    /// Called when a connection is opened again after the one before closed or failed: the server is there again.
+    /// Called when a connection is opened after the server was away (a connection could not be made, or the server
+    /// closed the one before, or a check failed on it): the server is there again.
     private let reconnected: @Sendable () -> Void
-    /// The open connection, and whether one was ever opened.
-    private let open = Mutex<(connection: PostgresConnection?, opened: Bool)>((nil, false))
+    /// The open connection, and whether the server was away since one was last opened. A check that merely took too
+    /// long (a busy server) does not count: the pools are not started afresh for it.
+    private let open = Mutex<(connection: PostgresConnection?, serverWasAway: Bool)>((nil, false))
 
     init(location: PostgresLocation, wait: Duration, logger: Logger, reconnected: @escaping @Sendable () -> Void = {}) {
         self.location = location
@@ -27,14 +29,18 @@ final class PostgresCheckConnection: Sendable {
         logger.trace("reading the versions for a check")
         let connection = try await connected()
         // Closing the connection fails the query at once: the bound holds whatever the server does.
-        let deadline = connection.eventLoop.scheduleTask(in: TimeAmount(wait)) { Self.end(connection) }
+        let overran = Mutex(false)
+        let deadline = connection.eventLoop.scheduleTask(in: TimeAmount(wait)) {
+            overran.withLock { $0 = true }
+            Self.end(connection)
+        }
         defer { deadline.cancel() }
         do {
             for try await versions in try await connection.execute(PostgresVersionsStatement(), logger: logger) { return versions }
             throw UnreadableStoredValue(column: "versions", value: "no row")
         } catch {
             guard PostgresFailure.isConnectionFailure(error) || connection.isClosed else { throw error }
-            discard(connection)
+            discard(connection, serverWasAway: !overran.withLock { $0 })
             throw StoreUnavailable(store: location.description, reason: PostgresFailure.describe(error))
         }
     }
@@ -48,14 +54,22 @@ final class PostgresCheckConnection: Sendable {
 
     private func connected() async throws -> PostgresConnection {
         if let connection = open.withLock({ $0.connection }), !connection.isClosed { return connection }
-        let connection = try await Self.connect(to: location, within: wait, logger: logger)
-        let again = open.withLock { open in
+        let connection: PostgresConnection
+        do {
+            connection = try await Self.connect(to: location, within: wait, logger: logger)
+        } catch {
+            open.withLock { $0.serverWasAway = true }
+            throw error
+        }
+        let serverWasAway = open.withLock { open in
+            // A connection the server closed since the last check: it was away (a restart) or ended the session.
+            let closedByServer = open.connection?.isClosed == true
             open.connection.map(Self.end)
             open.connection = connection
-            defer { open.opened = true }
-            return open.opened
+            defer { open.serverWasAway = false }
+            return open.serverWasAway || closedByServer
         }
-        if again { reconnected() }
+        if serverWasAway { reconnected() }
         return connection
     }
 
@@ -91,10 +105,11 @@ final class PostgresCheckConnection: Sendable {
         }
     }
 
-    private func discard(_ connection: PostgresConnection) {
+    private func discard(_ connection: PostgresConnection, serverWasAway: Bool) {
         Self.end(connection)
         open.withLock { open in
             if open.connection === connection { open.connection = nil }
+            if serverWasAway { open.serverWasAway = true }
         }
     }
 

@@ -40,6 +40,8 @@ final class PostgresPool: Sendable {
         var calls: [Int: Int] = [:]
         /// The replaced generations that still have calls under way.
         var retiring: [Int: Generation] = [:]
+        /// `run()` has ended: nothing would run a new client.
+        var stopped = false
     }
 
     private let configuration: PostgresClient.Configuration
@@ -60,6 +62,7 @@ final class PostgresPool: Sendable {
 
     /// Runs each client until the task is cancelled; a call waits for a connection while this runs.
     func run() async {
+        defer { state.withLock { $0.stopped = true } }
         await withDiscardingTaskGroup { group in
             for await generation in generations {
                 group.addTask { await generation.run() }
@@ -68,9 +71,10 @@ final class PostgresPool: Sendable {
     }
 
     /// Replaces the client: calls from now on are made on a new one, and the one before ends once its calls have
-    /// returned.
+    /// returned. Nothing, once `run()` has ended.
     func renew() {
-        let (next, ended) = state.withLock { state -> (Generation, Generation?) in
+        let renewed = state.withLock { state -> (next: Generation, ended: Generation?)? in
+            guard !state.stopped else { return nil }
             let previous = state.current
             state.current = Generation(number: previous.number + 1, configuration: configuration, logger: logger)
             guard state.calls[previous.number] == nil else {
@@ -79,6 +83,7 @@ final class PostgresPool: Sendable {
             }
             return (state.current, previous)
         }
+        guard let (next, ended) = renewed else { return }
         logger.info("starting the database connections afresh", metadata: ["store.pool_generation": "\(next.number)"])
         started.yield(next)
         ended?.end.finish()

@@ -118,7 +118,8 @@ extension SQLiteCatalogStore {
             let (corrected, corrections) = try terms.corrected(filter, matchChanged: matchChanged, changedWords: changedWords(terms, source))
         {
             var page = try products(corrected, page: request, into: rows, versions: versions, terms: current, source)
-            page.corrections = corrections
+            // A correction that finds nothing either is not one: the answer is the empty page of the words as typed.
+            if page.count > 0 { (page.corrections, page.correctedSearch) = (corrections, corrected.correctedSearch) }
             return page
         }
         let query = filter.query

@@ -3,6 +3,7 @@ import CatalogStore
 import CatalogTestSupport
 import Logging
 import PostgresNIO
+import Synchronization
 import Testing
 
 @testable import PostgresStore
@@ -73,6 +74,34 @@ struct StoreConnectionsTests {
             return
         }
         await next.release()
+    }
+
+    /// The version check's connection starts the pools afresh only when the server was away: a check that took too long
+    /// (the versions table locked by another session, as on a busy server) opens a new connection without it; a session
+    /// the server ended (a restart) is followed by a renewal.
+    @Test func theVersionCheckRenewsThePoolsOnlyAfterTheServerWasAway() async throws {
+        guard StoreBackend.available.contains(.postgres) else { return }
+        let logger = Logger(label: "catalogd-tests")
+        let location = try await TestStore.freshDatabase(logger: logger)
+        try await PostgresCatalogStore.open(location, logger: logger).close()
+        let renewals = Mutex(0)
+        let check = PostgresCheckConnection(location: location, wait: .milliseconds(500), logger: logger) { renewals.withLock { $0 += 1 } }
+        defer { check.close() }
+        _ = try await check.versions()
+        let other = try await TestStore.connect(location, logger: logger)
+        try await other.query("BEGIN", logger: logger)
+        try await other.query("LOCK TABLE versions IN ACCESS EXCLUSIVE MODE", logger: logger)
+        await #expect(throws: StoreUnavailable.self) { try await check.versions() }
+        try await other.query("ROLLBACK", logger: logger)
+        _ = try await check.versions()
+        #expect(renewals.withLock { $0 } == 0, "a check that overran renewed the pools")
+        try await other.query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()", logger: logger)
+        try await Task.sleep(for: .milliseconds(500))
+        // The first check after may still find the ended session open, and fail on it; the one after reconnects.
+        if (try? await check.versions()) == nil { _ = try await check.versions() }
+        #expect(renewals.withLock { $0 } == 1, "a session the server ended was not followed by a renewal")
+        try await other.close()
     }
 
     /// The server ends a transaction's session between two of its statements (a restart while an import waits for its

@@ -190,6 +190,9 @@ struct StoreTypoCorrectionTests {
         let pair = try await read("lamp tabel ")
         #expect(pair.corrections == [SearchCorrection(typed: "tabel", searched: ["table"])])
         #expect(pair.rows.map(\.product.serialCode) == ["F"])
+        // A correction that finds nothing either is not made: the empty page of the words as typed.
+        let nowhere = try await read("tabel storm ")
+        #expect(nowhere.count == 0 && nowhere.corrections.isEmpty)
         // Under five letters, a word is searched as typed.
         #expect(try await read("lapm ").corrections.isEmpty)
         // The word still being typed: the starts of words one edit from it.

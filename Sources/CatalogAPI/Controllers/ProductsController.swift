@@ -34,13 +34,13 @@ struct ProductsController<Context: RequestContext> {
             trailer: { representations, page, writer in page.writeFacets(representations, request: request, into: &writer) })
     }
 
-    /// The reads of a list: a search that matches nothing as typed is answered as corrected once the store has read
-    /// the vocabulary that corrects it (`CatalogStore.frequentTermsVersion`), so the lists' entity tags and cached
-    /// pages from before are not those from after.
+    /// The reads of a list: a search that matches nothing as typed is answered as corrected from the vocabulary the
+    /// store has read (`CatalogStore.frequentTermsVersion` names it), which may be read again with no product written,
+    /// so the lists' entity tags and cached pages name it too.
     private var listReads: ResourceReads {
-        guard correctsTypos, store.frequentTermsVersion != nil else { return reads }
+        guard correctsTypos, let vocabulary = store.frequentTermsVersion else { return reads }
         var reads = reads
-        reads.name += "+typos"
+        reads.name += "+typos\(vocabulary)"
         return reads
     }
 

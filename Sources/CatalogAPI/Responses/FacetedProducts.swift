@@ -19,7 +19,10 @@ struct FacetedProducts<Rows: ProductPageRows>: Sendable {
         for _ in 0..<snapshotAttempts {
             let page = try await store.products(filter, page: request, into: rows())
             guard let facets else { return page.with(FacetedProducts(products: page.rows)) }
-            let counts = try await store.productFacets(filter, fields: facets.fields, size: facets.size)
+            // The facets of the search the page read, corrected as it was.
+            var counted = filter
+            counted.correctedSearch = page.correctedSearch
+            let counts = try await store.productFacets(counted, fields: facets.fields, size: facets.size)
             if counts.versions.products == page.versions.products { return page.with(FacetedProducts(products: page.rows, facets: counts)) }
         }
         throw Problem(
@@ -53,6 +56,6 @@ extension Page {
     fileprivate func with<Other>(_ rows: Other) -> Page<Other> {
         Page<Other>(
             rows: rows, count: count, nextCursor: nextCursor, previousCursor: previousCursor, versions: versions, searchRead: searchRead,
-            corrections: corrections)
+            corrections: corrections, correctedSearch: correctedSearch)
     }
 }
