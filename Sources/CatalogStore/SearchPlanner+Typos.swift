@@ -67,6 +67,17 @@ extension SearchPlanner {
         return corrections.isEmpty ? nil : Correction(search: SearchQuery(parts: parts), corrections: corrections)
     }
 
+    /// Whether some word of `search`, or its typed prefix, has as many letters as a correction needs, whatever the
+    /// vocabulary holds: a search without one is never corrected.
+    public static func mayBeCorrected(_ search: SearchQuery) -> Bool {
+        search.parts.contains { part in
+            switch part {
+            case .word(let word), .prefix(let word): FrequentTerms.term(word).map { maximumEdits(Array($0.utf8)) > 0 } ?? false
+            case .phrase, .anyWord, .anyPrefix: false
+            }
+        }
+    }
+
     /// Whether `corrected` may correct `search`: a word of it that the vocabulary of `terms` does not hold, or its typed
     /// prefix that no word starts with, has as many letters as a correction needs. Looks words up, never near.
     public static func mayCorrect(_ search: SearchQuery, in terms: FrequentTerms) -> Bool {

@@ -20,7 +20,7 @@ struct ProductsController<Context: RequestContext> {
     }
 
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
-        let reads = listReads
+        let reads = listReads(request)
         if try ResponseFormat(request) == .html { return try await ProductPages(reads: reads, correctsTypos: correctsTypos).list(request) }
         // Parameters are read only when the page is not cached: a cached page's URL was valid when it was rendered.
         return try await reads.list(
@@ -34,13 +34,17 @@ struct ProductsController<Context: RequestContext> {
             trailer: { representations, page, writer in page.writeFacets(representations, request: request, into: &writer) })
     }
 
-    /// The reads of a list: a search that matches nothing as typed is answered as corrected from the vocabulary the
-    /// store has read (`CatalogStore.frequentTermsVersion` names it), which may be read again with no product written,
-    /// so the lists' entity tags and cached pages name it too.
-    private var listReads: ResourceReads {
-        guard correctsTypos, let vocabulary = store.frequentTermsVersion else { return reads }
+    /// The reads of a list. A search with a word that may be corrected is answered as corrected only once the store
+    /// has read the vocabulary that corrects it (`CatalogStore.frequentTermsVersion`), seconds after start-up: the
+    /// entity tags and cached pages of such searches tell the two apart, so that a page answered before is not served
+    /// after. Other lists' tags never change with it.
+    private func listReads(_ request: Request) -> ResourceReads {
+        let query = QueryReader(request)
+        guard correctsTypos, store.frequentTermsVersion != nil, (try? query.bool("typos")) != false,
+            let search = query.string("search"), SearchPlanner.mayBeCorrected(SearchQuery(search))
+        else { return reads }
         var reads = reads
-        reads.name += "+typos\(vocabulary)"
+        reads.name += "+typos"
         return reads
     }
 
