@@ -26,6 +26,32 @@ extension SearchPlanner {
         return word.count >= twoEditWord ? 2 : 1
     }
 
+    /// A word or typed prefix of a search as a correction reads it: its key (`FrequentTerms.term`), whether it is a
+    /// typed prefix, whether the vocabulary holds it (a word starts with the prefix; never, without a vocabulary), and
+    /// the edits it may be corrected by (a prefix one at most). Nil for a part that is never corrected.
+    private struct Typed {
+        /// The word as typed.
+        let text: String
+        let term: String
+        let isPrefix: Bool
+        let held: Bool
+        let edits: Int
+
+        init?(_ part: SearchQuery.Part, in vocabulary: Vocabularies?) {
+            switch part {
+            case .word(let word): (text, isPrefix) = (word, false)
+            case .prefix(let prefix): (text, isPrefix) = (prefix, true)
+            case .phrase, .anyWord, .anyPrefix: return nil
+            }
+            guard let term = FrequentTerms.term(text) else { return nil }
+            self.term = term
+            let asPrefix = isPrefix
+            held = vocabulary.map { asPrefix ? $0.holdsWord(startingWith: term) : $0.holds(term) } ?? false
+            let allowed = SearchPlanner.maximumEdits(Array(term.utf8))
+            edits = isPrefix ? min(allowed, 1) : allowed
+        }
+    }
+
     /// `search` with each word the vocabulary of `terms` does not hold replaced by the words nearest it, any of them
     /// (the fewest edits found, at most `candidatesPerWord`, those most rows hold first), and a typed prefix no word
     /// starts with by the starts of words one edit from it, once it has `shortestCorrectedWord` letters. Words the
@@ -35,34 +61,25 @@ extension SearchPlanner {
     public static func corrected(_ search: SearchQuery, in terms: FrequentTerms, written: [String] = []) -> Correction? {
         guard let base = terms.vocabulary else { return nil }
         let vocabulary = Vocabularies(base: base, written: written)
-        // A word not held that cannot be corrected leaves nothing to search: no walk for the others.
-        guard !search.parts.contains(where: { cannotCorrect($0, in: vocabulary) }) else { return nil }
+        let typed = search.parts.map { Typed($0, in: vocabulary) }
+        // A part not held that cannot be corrected leaves nothing to search: no walk for the others.
+        guard !typed.contains(where: { $0.map { !$0.held && $0.edits == 0 } ?? false }) else { return nil }
         var parts: [SearchQuery.Part] = []
         var corrections: [SearchCorrection] = []
-        for part in search.parts {
-            switch part {
-            case .word(let word):
-                guard let term = FrequentTerms.term(word), !vocabulary.holds(term) else {
-                    parts.append(part)
-                    continue
-                }
-                let near = nearest(Array(term.utf8), in: vocabulary, asPrefix: false)
-                guard !near.isEmpty else { return nil }
-                parts.append(near.count == 1 ? .word(near[0]) : .anyWord(near))
-                corrections.append(SearchCorrection(typed: word, searched: near))
-            case .prefix(let prefix):
-                guard let term = FrequentTerms.term(prefix), !vocabulary.holdsWord(startingWith: term) else {
-                    parts.append(part)
-                    continue
-                }
-                let bytes = Array(term.utf8)
-                let near = maximumEdits(bytes) == 0 ? [] : nearest(bytes, in: vocabulary, asPrefix: true, maximumEdits: 1)
-                guard !near.isEmpty else { return nil }
-                parts.append(near.count == 1 ? .prefix(near[0]) : .anyPrefix(near))
-                corrections.append(SearchCorrection(typed: prefix, searched: near))
-            case .phrase, .anyWord, .anyPrefix:
+        for (part, typed) in zip(search.parts, typed) {
+            guard let typed, !typed.held else {
                 parts.append(part)
+                continue
             }
+            let near = nearest(typed, in: vocabulary)
+            guard !near.isEmpty else { return nil }
+            switch (typed.isPrefix, near.count) {
+            case (false, 1): parts.append(.word(near[0]))
+            case (false, _): parts.append(.anyWord(near))
+            case (true, 1): parts.append(.prefix(near[0]))
+            case (true, _): parts.append(.anyPrefix(near))
+            }
+            corrections.append(SearchCorrection(typed: typed.text, searched: near))
         }
         return corrections.isEmpty ? nil : Correction(search: SearchQuery(parts: parts), corrections: corrections)
     }
@@ -70,48 +87,25 @@ extension SearchPlanner {
     /// Whether some word of `search`, or its typed prefix, has as many letters as a correction needs, whatever the
     /// vocabulary holds: a search without one is never corrected.
     public static func mayBeCorrected(_ search: SearchQuery) -> Bool {
-        search.parts.contains { part in
-            switch part {
-            case .word(let word), .prefix(let word): FrequentTerms.term(word).map { maximumEdits(Array($0.utf8)) > 0 } ?? false
-            case .phrase, .anyWord, .anyPrefix: false
-            }
-        }
+        search.parts.contains { part in Typed(part, in: nil).map { $0.edits > 0 } ?? false }
     }
 
     /// Whether `corrected` may correct `search`: a word of it that the vocabulary of `terms` does not hold, or its typed
     /// prefix that no word starts with, has as many letters as a correction needs. Looks words up, never near.
     public static func mayCorrect(_ search: SearchQuery, in terms: FrequentTerms) -> Bool {
-        guard let vocabulary = terms.vocabulary else { return false }
-        return search.parts.contains { part in
-            switch part {
-            case .word(let word):
-                FrequentTerms.term(word).map { !vocabulary.holds($0) && maximumEdits(Array($0.utf8)) > 0 } ?? false
-            case .prefix(let prefix):
-                FrequentTerms.term(prefix).map { !vocabulary.holdsWord(startingWith: $0) && maximumEdits(Array($0.utf8)) > 0 } ?? false
-            case .phrase, .anyWord, .anyPrefix: false
-            }
-        }
+        guard let base = terms.vocabulary else { return false }
+        let vocabulary = Vocabularies(base: base, written: [])
+        return search.parts.contains { part in Typed(part, in: vocabulary).map { !$0.held && $0.edits > 0 } ?? false }
     }
 
-    /// Whether `part` is a word the vocabulary does not hold, or a typed prefix no word starts with, that is too short,
-    /// too long or not of the letters a to z to be corrected.
-    private static func cannotCorrect(_ part: SearchQuery.Part, in vocabulary: Vocabularies) -> Bool {
-        switch part {
-        case .word(let word): FrequentTerms.term(word).map { !vocabulary.holds($0) && maximumEdits(Array($0.utf8)) == 0 } ?? false
-        case .prefix(let prefix):
-            FrequentTerms.term(prefix).map { !vocabulary.holdsWord(startingWith: $0) && maximumEdits(Array($0.utf8)) == 0 } ?? false
-        case .phrase, .anyWord, .anyPrefix: false
-        }
-    }
-
-    /// The words (or starts of words) nearest `word`, at most `candidatesPerWord`: those one edit away, or when there
-    /// are none and `word` may be two away, those two away. Each walk allows only the edits it looks for, so that one
-    /// cut short by `visitLimit` never passes over a nearer word for a farther one.
-    private static func nearest(_ word: [UInt8], in vocabulary: Vocabularies, asPrefix: Bool, maximumEdits edits: Int? = nil) -> [String] {
-        let allowed = edits ?? maximumEdits(word)
-        guard allowed > 0 else { return [] }
-        for distance in 1...allowed {
-            let found = vocabulary.near(word, maximumEdits: distance, asPrefix: asPrefix, visitLimit: visitLimit)
+    /// The words (or starts of words) nearest `typed`, at most `candidatesPerWord`: those one edit away, or when there
+    /// are none and it may be two away, those two away. Each walk allows only the edits it looks for, so that one cut
+    /// short by `visitLimit` never passes over a nearer word for a farther one.
+    private static func nearest(_ typed: Typed, in vocabulary: Vocabularies) -> [String] {
+        guard typed.edits > 0 else { return [] }
+        let word = Array(typed.term.utf8)
+        for distance in 1...typed.edits {
+            let found = vocabulary.near(word, maximumEdits: distance, asPrefix: typed.isPrefix, visitLimit: visitLimit)
                 .filter { FrequentTerms.term($0.text) == $0.text }
             if let fewest = found.map(\.edits).min() {
                 return found.filter { $0.edits == fewest }.sorted { ($0.weight, $1.text) > ($1.weight, $0.text) }.prefix(candidatesPerWord)
