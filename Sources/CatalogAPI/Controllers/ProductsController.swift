@@ -39,9 +39,9 @@ struct ProductsController<Context: RequestContext> {
     /// entity tags and cached pages of such searches tell the two apart, so that a page answered before is not served
     /// after. Other lists' tags never change with it.
     private func listReads(_ request: Request) -> ResourceReads {
-        let query = QueryReader(request)
-        guard correctsTypos, store.frequentTermsVersion != nil, (try? query.bool("typos")) != false,
-            let search = query.string("search"), SearchPlanner.mayBeCorrected(SearchQuery(search))
+        // Asked of every list before its cache is: the parameters are read whole only for a search that may be corrected.
+        guard correctsTypos, store.frequentTermsVersion != nil, let search = request.uri.queryParameters["search"],
+            SearchPlanner.mayBeCorrected(SearchQuery(String(search))), (try? QueryReader(request).bool("typos")) != false
         else { return reads }
         var reads = reads
         reads.name += "+typos"
