@@ -504,14 +504,14 @@ def typo_cases(listing, count, seed=45):
     that is no word of the listing, its accents folded as the search indexes fold them: one edit, or for some words of
     9 letters or more two."""
     holders = {}
-    folded = set()
+    spellings = set()
     with open(listing, encoding="utf-8") as f:
         for line in f:
             record = json.loads(line)
             for word in set(re.findall(r"\w+", f"{record['name']} {record['description']}".lower())):
                 holders[word] = holders.get(word, 0) + 1
     for word in holders:
-        folded.add("".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c)))
+        spellings.add(folded(word))
     rng = random.Random(seed)
     words = sorted(word for word in holders if re.fullmatch(r"[a-z]{5,14}", word))
     letters = "abcdefghijklmnopqrstuvwxyz"
@@ -532,17 +532,23 @@ def typo_cases(listing, count, seed=45):
             else:
                 typed[at] = rng.choice(letters.replace(typed[at], ""))
         typo = "".join(typed)
-        if typo != word and typo not in folded:
+        if typo != word and typo not in spellings:
             cases.append({"intended": word, "typed": typo, "holders": holders[word]})
         if len(cases) == count:
             break
     return cases
 
 
+def folded(text):
+    """`text` without the accents of its letters, as both engines' search indexes fold words (`çajipo` is `cajipo`)."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
 def holds_intended(case, products):
-    """Whether one of `products` (each a mapping of the searched fields to their text) holds the intended word."""
-    texts = (" ".join(str(product.get(field) or "") for field in TANTIVY_FIELDS).lower() for product in products)
-    return any(case["intended"] in re.findall(r"\w+", text) for text in texts)
+    """Whether one of `products` (each a mapping of the searched fields to their text) holds the intended word, as the
+    search indexes see words: a product with `çajipo` holds `cajipo`, which a search for `cajipo` finds."""
+    texts = (folded(" ".join(str(product.get(field) or "") for field in TANTIVY_FIELDS).lower()) for product in products)
+    return any(folded(case["intended"]) in re.findall(r"\w+", text) for text in texts)
 
 
 def tantivy_fuzzy_found(path, cases):

@@ -92,6 +92,10 @@ extension PostgresCatalogStore {
         // A hint for reading a ranked page; it is right either way.
         listing.knownMatches = search == nil ? nil : known
         listing.knownLargestRowNumber = terms?.current.base.largestRowNumber
+        if let corrected = filter.correctedSearch, try listing.isRanked(request, search) {
+            listing.leading = try await listing.leadingRows(
+                SearchPlanner.leads(of: corrected), filters: filters, connection, store: description, logger: logger)
+        }
         return try await listing.page(
             connection, request: request, filters: filters, search: search, count: count, walkIn: walkIn, store: description,
             logger: logger, into: rows

@@ -27,8 +27,13 @@ extension PostgresListing {
     ) {
         guard let searchIndex else { return ("SELECT \(columns) FROM \(table) WHERE false", filters.binds) }
         var statement = filters
-        statement.add(searchIndex.condition(search, rank: step.rank, &statement))
         let order = searchIndex.orderColumn
+        if let fieldRank = leading.fieldRank(step.rank) {
+            statement.add(searchIndex.condition(search, rank: fieldRank, &statement))
+            if !leading.isEmpty { statement.add("NOT (\(order) = ANY(\(statement.parameter(leading.orders))))") }
+        } else {
+            statement.add("\(order) = ANY(\(statement.parameter(leading.orders)))")
+        }
         if let beyond = step.beyond { statement.add("\(order) \(step.ascending ? ">" : "<") \(statement.parameter(beyond))") }
         let sql = """
             SELECT \(columns), \(order) AS match_order, \(keyColumn) AS match_key\(meta.map { ", " + $0 } ?? "") FROM \(table) \(statement.whereSQL)
@@ -106,7 +111,10 @@ extension PostgresListing {
                 selected = "(" + filters.clauses.joined(separator: " AND ") + ")"
             }
             statement.addSearch(search, searchIndex)
-            let rank = search.matchesNothing ? "0" : searchIndex.rankExpression(search, &statement)
+            var rank = search.matchesNothing ? "0" : searchIndex.rankExpression(search, &statement)
+            if !leading.isEmpty {
+                rank = "CASE WHEN \(searchIndex.orderColumn) = ANY(\(statement.parameter(leading.orders))) THEN 0 ELSE 1 + \(rank) END"
+            }
             candidates = """
                 matches AS MATERIALIZED (SELECT \(searchIndex.orderColumn) AS match_order, \(rank) AS match_rank, \(selected) AS match_selected
                 FROM \(table) \(statement.whereSQL) LIMIT \(statement.parameter(Int64(planner.fewMatchLimit + 1))))
@@ -233,7 +241,7 @@ extension PostgresListing {
             page.searchRead = search == nil ? nil : .keyset
             return page
         }
-        let walk = try RankedWalk(request, ordering: ordering, ranks: searchIndex.fields.ranks.count)
+        let walk = try RankedWalk(request, ordering: ordering, ranks: leading.walkRanks(fieldRanks: searchIndex.fields.ranks.count))
         var facts = SearchPlanner.Facts(
             search: search, ranked: true, firstPage: walk.cursorPosition == nil, filtered: !filters.clauses.isEmpty, knownMatches: knownMatches,
             largestRowNumber: knownLargestRowNumber)
@@ -355,6 +363,38 @@ extension PostgresListing {
         let (next, previous) = walk.cursors(positions, hasRowsBehind: hasRowsBehind)
         guard let versions else { throw StoreUnavailable(store: store, reason: "the count of a search returned no row") }
         return Page(rows: rows, count: total, nextCursor: next, previousCursor: previous, versions: versions)
+    }
+
+    /// The best match of each of `leads` (`SearchPlanner.Lead`) that `filters` select, as `LeadingRows`: the first
+    /// entry of the lead's word in the words table's order (its best rank, then the rows' order) whose row matches the
+    /// lead's search, as SQLite finds it rank by rank (`SQLiteSearchIndex.leadingRows`). One statement: a whole word's
+    /// entries are read from the table's key in that order until a row matches; a prefix's are sorted first.
+    func leadingRows(
+        _ leads: [SearchPlanner.Lead], filters: PostgresConditions, _ connection: PostgresConnection, store: String, logger: Logger
+    ) async throws -> LeadingRows {
+        guard let searchIndex, let wordsTable = searchIndex.wordsTable else { return .none }
+        var statement = filters
+        let firstMatches = leads.compactMap { lead -> String? in
+            let entries: String
+            switch lead.word.parts.first {
+            case .word(let word): entries = "entry.word = \(statement.parameter(word))"
+            case .prefix(let prefix):
+                let start = statement.parameter(prefix)
+                entries = "entry.word >= \(start) AND entry.word < \(start) || chr(1114111)"
+            case .phrase, .anyWord, .anyPrefix, nil: return nil
+            }
+            let conditions = [entries, searchIndex.condition(lead.search, &statement)] + filters.clauses
+            return """
+                (SELECT entry.product_order FROM \(wordsTable) AS entry JOIN \(table) ON \(table).\(searchIndex.orderColumn) = entry.product_order
+                WHERE \(conditions.joined(separator: " AND ")) ORDER BY entry.rank, entry.product_order LIMIT 1)
+                """
+        }
+        guard !firstMatches.isEmpty else { return .none }
+        let sql = "SELECT array_remove(ARRAY[\(firstMatches.joined(separator: ", "))]::bigint[], NULL) AS leads"
+        guard let row = try await connection.rows(of: (sql, statement.binds), logger: logger).first else {
+            throw StoreUnavailable(store: store, reason: "the leading rows of a search returned no row")
+        }
+        return LeadingRows(try row["leads"].decode([Int64].self))
     }
 
     /// Where a match a statement read stands in the walk: `rank`, and its `match_order` and `match_key` columns.

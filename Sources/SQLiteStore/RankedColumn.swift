@@ -1,4 +1,4 @@
-/// What a ranked walk's step selects after each row (`SQLiteSearchIndex.stepSQL`).
+/// What a ranked walk's step selects after each row (`SQLiteSearchIndex.stepStatement`).
 enum RankedColumn: Int32, TrailingColumn {
     /// The row's number, the order of the search index.
     case order = 2

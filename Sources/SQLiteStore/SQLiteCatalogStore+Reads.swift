@@ -132,8 +132,9 @@ extension SQLiteCatalogStore {
             }
             search = try terms.expanded(typed, matchChanged: matchChanged)
         }
+        let leading = try leadingRows(filter, request, filters, source)
         let (next, previous, read) = try productListing.page(
-            source, request: request, filters: filters, search: search, into: &rows
+            source, request: request, filters: filters, search: search, leading: leading, into: &rows
         ) { rows, _, statement in
             rows.append(ProductColumn.stored(statement))
         }
@@ -150,6 +151,17 @@ extension SQLiteCatalogStore {
             count = Int(try source.integer(counting.sql, counting.arguments) ?? 0)
         }
         return Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: versions, searchRead: read)
+    }
+
+    /// The rows a page of a corrected search ordered by relevance leads with (`LeadingRows`); none for any other page.
+    private static func leadingRows(
+        _ filter: ProductFilter, _ request: PageRequest, _ filters: SQLiteConditions, _ source: some SQLiteReading
+    ) throws -> LeadingRows {
+        guard let corrected = filter.correctedSearch, let searchIndex = productListing.searchIndex,
+            try productListing.ordering.resolveOrdering(request).field == ListOrdering.relevance
+        else { return .none }
+        return try searchIndex.leadingRows(
+            SearchPlanner.leads(of: corrected), listed: productListing.table, keyColumn: productListing.keyColumn, filters: filters, source)
     }
 
     /// The statement that counts the products `query` selects (`filters` and `search`, its own or `expanded`), as

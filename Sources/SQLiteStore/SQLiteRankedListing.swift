@@ -9,10 +9,11 @@ extension SQLiteListing {
     static let searchPlanner = SearchPlanner(reads: [.nothing, .keyset, .walk])
 
     /// Reads one page of the rows `filters` and `search` select, as `searchPlanner` plans it: along the search index's
-    /// ranks when the page is ordered by relevance (`RankedWalk`), by the keyset of its ordering otherwise. Returns the
-    /// cursors of the pages on either side, when there are rows there, and how a search was read.
+    /// ranks when the page is ordered by relevance (`RankedWalk`), `leading` rows first, by the keyset of its ordering
+    /// otherwise. Returns the cursors of the pages on either side, when there are rows there, and how a search was read.
     func page<Source: SQLiteReading, Rows: PageRows>(
-        _ source: Source, request: PageRequest, filters: SQLiteConditions, search: SearchQuery?, into rows: inout Rows,
+        _ source: Source, request: PageRequest, filters: SQLiteConditions, search: SearchQuery?, leading: LeadingRows = .none,
+        into rows: inout Rows,
         append: (inout Rows, Source.Row, SQLiteStatement) throws -> Void
     ) throws -> (next: String?, previous: String?, read: SearchRead?) {
         let facts = SearchPlanner.Facts(
@@ -22,15 +23,13 @@ extension SQLiteListing {
             let (next, previous) = try page(source, request: request, conditions: selecting(filters, search), into: &rows, append: append)
             return (next, previous, search == nil ? nil : .keyset)
         }
-        let walk = try RankedWalk(request, ordering: ordering, ranks: searchIndex.fields.ranks.count)
+        let walk = try RankedWalk(request, ordering: ordering, ranks: leading.walkRanks(fieldRanks: searchIndex.fields.ranks.count))
         var positions: [RankedWalk.Position] = []
         /// Reads the matches of one step, at most `limit`, handing each to `body` with its position.
         func read(_ step: RankedWalk.Step, limit: Int, _ body: (Source.Row, SQLiteStatement, RankedWalk.Position) throws -> Void) throws {
             guard !search.matchesNothing else { return }
-            let sql = searchIndex.stepSQL(step, listed: table, columns: columns, keyColumn: keyColumn, filters: filters)
-            let arguments =
-                [searchIndex.matchText(search, rank: step.rank).databaseValue] + (step.beyond.map { [$0.databaseValue] } ?? [])
-                + filters.values + [limit.databaseValue]
+            let (sql, arguments) = searchIndex.stepStatement(
+                step, query: search, leading: leading, limit: limit, listed: table, columns: columns, keyColumn: keyColumn, filters: filters)
             try source.forEachRow(sql, arguments) { row, statement in
                 let columns = DirectRow(statement: statement)
                 let position = RankedWalk.Position(rank: step.rank, order: columns.integer(RankedColumn.order), key: columns.value(RankedColumn.key))

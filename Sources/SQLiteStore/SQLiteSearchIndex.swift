@@ -49,17 +49,72 @@ struct SQLiteSearchIndex {
         return "(\(within)) NOT (\(Self.matchText(query, columns: fields.columns(throughRank: rank - 1))))"
     }
 
-    /// The statement that reads the rows of `listed` along one step of a ranked walk, at most a number of them
-    /// (the last parameter), those `filters` select: the index gives its matches in the order of their row numbers,
-    /// from where the step starts, and each is looked up by its row number until enough are read. Each row has
-    /// the listed `columns`, then its row number and its `keyColumn`.
-    func stepSQL(_ step: RankedWalk.Step, listed: String, columns: String, keyColumn: String, filters: SQLiteConditions) -> String {
+    /// The statement that reads the rows of `listed` along one step of a ranked walk of `query`, at most `limit` of
+    /// them, those `filters` select: the index gives its matches in the order of their row numbers, from where the
+    /// step starts, and each is looked up by its row number until enough are read; the step of `leading`'s own rank
+    /// reads the leading rows alone, and every other step passes over them. Each row has the listed `columns`, then its
+    /// row number and its `keyColumn`.
+    func stepStatement(
+        _ step: RankedWalk.Step, query: SearchQuery, leading: LeadingRows, limit: Int, listed: String, columns: String, keyColumn: String,
+        filters: SQLiteConditions
+    ) -> (sql: String, arguments: [DatabaseValue]) {
         let direction = step.ascending ? "ASC" : "DESC"
-        let beyond = step.beyond == nil ? "" : "AND rowid \(step.ascending ? ">" : "<") ?"
+        let beyond = step.beyond.map { [$0.databaseValue] } ?? []
+        let leadingList = leading.orders.map { _ in "?" }.joined(separator: ", ")
+        let leadingValues = leading.orders.map(\.databaseValue)
+        guard let fieldRank = leading.fieldRank(step.rank) else {
+            let after = step.beyond == nil ? "" : "AND \(rowColumn) \(step.ascending ? ">" : "<") ?"
+            let conditions = filters.clauses.isEmpty ? "" : "AND " + filters.clauses.joined(separator: " AND ")
+            let sql = """
+                SELECT \(columns), \(listed).\(rowColumn), \(listed).\(keyColumn) FROM \(listed)
+                WHERE \(rowColumn) IN (\(leadingList)) \(after) \(conditions) ORDER BY \(rowColumn) \(direction) LIMIT ?
+                """
+            return (sql, leadingValues + beyond + filters.values + [limit.databaseValue])
+        }
+        let passing = leading.isEmpty ? "" : "AND rowid NOT IN (\(leadingList))"
+        let sql = matchedRowsSQL(
+            listed: listed, columns: columns, keyColumn: keyColumn, filters: filters, ascending: step.ascending,
+            matchConditions: "\(step.beyond == nil ? "" : "AND rowid \(step.ascending ? ">" : "<") ?") \(passing)")
+        return (sql, [matchText(query, rank: fieldRank).databaseValue] + beyond + leadingValues + filters.values + [limit.databaseValue])
+    }
+
+    /// The best match of each of `leads` (`SearchPlanner.Lead`) that `filters` select, as `LeadingRows`: the first row,
+    /// in the order of row numbers, that holds the lead's word in the first rank's columns, else in the first two
+    /// ranks', and so on, and matches the lead's search. Each is the first match of an index query read in order.
+    func leadingRows(
+        _ leads: [SearchPlanner.Lead], listed: String, keyColumn: String, filters: SQLiteConditions, _ source: some SQLiteReading
+    ) throws -> LeadingRows {
+        let sql = matchedRowsSQL(listed: listed, columns: "NULL", keyColumn: keyColumn, filters: filters, ascending: true, matchConditions: "")
+        var orders: [Int64] = []
+        for lead in leads where !lead.search.matchesNothing {
+            for rank in fields.ranks.indices {
+                let match = "(\(Self.matchText(lead.word, columns: fields.columns(throughRank: rank)))) AND (\(Self.matchText(lead.search)))"
+                var found: Int64?
+                try source.forEachRow(sql, [match.databaseValue] + filters.values + [1.databaseValue]) { _, statement in
+                    found = DirectRow(statement: statement).integer(RankedColumn.order)
+                    return false
+                }
+                if let found {
+                    orders.append(found)
+                    break
+                }
+            }
+        }
+        return LeadingRows(orders)
+    }
+
+    /// The statement that reads the rows of `listed` that the index matches for an FTS5 query (the first argument)
+    /// and `matchConditions` on the index's rowid (their arguments next), and `filters` select (theirs next), in the
+    /// order of their row numbers, at most a number of them (the last argument), with the listed `columns`, then the
+    /// row number and `keyColumn`.
+    private func matchedRowsSQL(
+        listed: String, columns: String, keyColumn: String, filters: SQLiteConditions, ascending: Bool, matchConditions: String
+    ) -> String {
+        let direction = ascending ? "ASC" : "DESC"
         let conditions = filters.clauses.isEmpty ? "" : "WHERE " + filters.clauses.joined(separator: " AND ")
         return """
             SELECT \(columns), matched.match_rowid, \(listed).\(keyColumn) FROM (
-                SELECT rowid AS match_rowid, \(indexColumn) AS match_key FROM \(table) WHERE \(table) MATCH ? \(beyond) ORDER BY rowid \(direction)
+                SELECT rowid AS match_rowid, \(indexColumn) AS match_key FROM \(table) WHERE \(table) MATCH ? \(matchConditions) ORDER BY rowid \(direction)
             ) AS matched JOIN \(listed) ON \(listed).\(rowColumn) = matched.match_key \(conditions)
             ORDER BY matched.match_rowid \(direction) LIMIT ?
             """

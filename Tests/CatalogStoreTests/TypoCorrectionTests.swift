@@ -213,4 +213,54 @@ struct StoreTypoCorrectionTests {
         #expect(newWord.corrections == [SearchCorrection(typed: "sconse", searched: ["sconce"])])
         #expect(newWord.rows.map(\.product.serialCode) == ["H"])
     }
+
+    /// A mistyped word that stands for several: the first page leads with the best match of each, in the rows' order,
+    /// then the search's ranks as ever; pages visit every match once either way, and the filters hold for the leads.
+    @Test(arguments: StoreBackend.available) func aCorrectedPageLeadsWithEachWordsBestMatch(_ backend: StoreBackend) async throws {
+        let temporary = try await TestStore.open(backend)
+        defer { temporary.remove() }
+        let store = temporary.store
+        // "table" in many names; "fable" and "cable" later, one a description's word, so the walk would show them last.
+        var products = try (1...12).map { try Self.product(String(format: "T%02d", $0), "Oak table \($0)") }
+        products.append(try Self.product("U01", "Story book", category: "books"))
+        products[12].description = "A fable for children"
+        products.append(try Self.product("U02", "Cable tie", category: "tools"))
+        products.append(try Self.product("U03", "Cable reel", category: "tools"))
+        _ = try await store.upsertProducts(products, author: "api")
+        var policy = FrequentTermPolicy()
+        policy.minimumShare = 0.4
+        _ = try await store.refreshFrequentTerms(policy)
+        /// The pages of `filter` from the first, and back from the last along the previous cursors.
+        func pages(_ filter: ProductFilter) async throws -> (forward: [[String]], back: [[String]]) {
+            var page = try await store.products(filter, page: PageRequest(pageSize: 5))
+            var forward = [page.rows.map(\.product.serialCode)]
+            while let next = page.nextCursor, forward.count < 10 {
+                page = try await store.products(filter, page: PageRequest(pageSize: 5, cursor: next))
+                forward.append(page.rows.map(\.product.serialCode))
+            }
+            var back = [page.rows.map(\.product.serialCode)]
+            while let previous = page.previousCursor, back.count < 10 {
+                page = try await store.products(filter, page: PageRequest(pageSize: 5, cursor: previous))
+                back.insert(page.rows.map(\.product.serialCode), at: 0)
+            }
+            return (forward, back)
+        }
+        let typed = ProductFilter(search: "zable ")
+        let first = try await store.products(typed, page: PageRequest(pageSize: 5))
+        #expect(Set(first.corrections.flatMap(\.searched)) == ["table", "fable", "cable"])
+        #expect(first.count == 15)
+        #expect(first.rows.map(\.product.serialCode) == ["T01", "U01", "U02", "T02", "T03"])
+        let walked = try await pages(typed)
+        #expect(walked.forward.flatMap { $0 }.sorted() == products.map(\.serialCode).sorted())
+        #expect(walked.back == walked.forward)
+        // A filter holds for the leads: no tool leads a page of lighting.
+        var lighting = typed
+        lighting.category = "lighting"
+        let filtered = try await store.products(lighting, page: PageRequest(pageSize: 5))
+        #expect(filtered.count == 12)
+        #expect(filtered.rows.map(\.product.serialCode) == ["T01", "T02", "T03", "T04", "T05"])
+        // Ordered otherwise, a corrected search has no leads.
+        let byKey = try await store.products(typed, page: PageRequest(ordering: "serial_code", pageSize: 5))
+        #expect(byKey.rows.map(\.product.serialCode) == ["T01", "T02", "T03", "T04", "T05"])
+    }
 }
