@@ -33,7 +33,14 @@ public struct ServiceConfiguration: Sendable {
     /// Longest a graceful stop may take: connections still open then are closed, and the process exits as always.
     public var shutdownTimeout: Duration = .seconds(10)
     /// Change-feed streams and waiting long polls served at once; the next is answered 503.
-    public var maximumFollowers = FollowerSlots.defaultLimit
+    public var maximumFollowers = ChangeFeedFollowers.defaultLimit
+    /// Exports (`?format=ndjson|csv`) streamed at once; the next is answered 503.
+    public var maximumExports = Exports.defaultLimit
+    /// Longest an export may stream: past it the response is cut, a truncated transfer (see `Exports`).
+    public var exportMaximumDuration = Exports.defaultMaximumDuration
+    /// Rows an export reads and sends at a time; no option sets it (tests make it small, so that writes fall between
+    /// an export's batches).
+    var exportBatchSize = Exports.defaultBatchSize
     /// Origins whose browsers may call the API (`*`: any); empty turns CORS off.
     public var corsOrigins: [String] = []
     /// Base of the `url` and `next` links; nil builds them from the request's Host.
@@ -169,11 +176,15 @@ public func buildRouter(_ components: ServiceComponents, configuration: ServiceC
         return router.group(RouterPath(name))
     }
     func reads(_ family: ResourceFamily, name: String? = nil) -> ResourceReads {
-        ResourceReads(store: store, urls: urls, family: family, name: name, cache: cache, searchPlans: components.metrics.searchPlans)
+        ResourceReads(store: store, urls: urls, family: family, name: name, cache: cache, searchPlans: components.metrics.searchPlans, exported: true)
     }
-    FilmsController(reads: reads(.films), writes: writes).addRoutes(to: resource("films"))
-    ProductsController(reads: reads(.products), writes: writes, correctsTypos: configuration.correctsTypos).addRoutes(to: resource("products"))
-    CategoriesController(reads: reads(.products, name: "categories")).addRoutes(to: resource("categories"))
+    let exports = Exports(
+        store: store, notifier: components.notifier, urls: urls, slots: RequestSlots(limit: configuration.maximumExports),
+        maximumDuration: configuration.exportMaximumDuration, batchSize: configuration.exportBatchSize)
+    FilmsController(reads: reads(.films), writes: writes, exports: exports).addRoutes(to: resource("films"))
+    ProductsController(reads: reads(.products), writes: writes, exports: exports, correctsTypos: configuration.correctsTypos).addRoutes(
+        to: resource("products"))
+    CategoriesController(reads: reads(.products, name: "categories"), exports: exports).addRoutes(to: resource("categories"))
     ChangesController(store: store, notifier: components.notifier, followers: components.metrics.followers).addRoutes(to: resource("changes"))
     ImportsController(store: store, importer: components.importer, authority: authority, urls: urls, cache: cache).addRoutes(
         to: resource("imports"))

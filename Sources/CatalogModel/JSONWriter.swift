@@ -122,6 +122,12 @@ public struct JSONWriter: Sendable {
         append(reserving: maximumCount, write)
     }
 
+    /// Ends a line of JSON Lines (NDJSON): the next value starts the next line, with no comma before it.
+    public mutating func lineEnd() {
+        bytes.append(UInt8(ascii: "\n"))
+        needsComma = false
+    }
+
     /// Writes values that are JSON already, such as the rows of a page written elsewhere.
     public mutating func json(_ values: ArraySlice<UInt8>) {
         separate()

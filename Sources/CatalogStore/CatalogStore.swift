@@ -55,6 +55,8 @@ public protocol CatalogStore: Service, CustomStringConvertible {
     /// The values of `fields` among the products `filter` selects, at most `size` of each, read in one snapshot.
     func productFacets(_ filter: ProductFilter, fields: [ProductFacetField], size: Int) async throws -> ProductFacets
     func categories(_ filter: CategoryFilter, page request: PageRequest) async throws -> Page<[CategoryRow]>
+    /// The catalogue as it is now, held for reading whole while writes go on (`StoreSnapshot`): an export.
+    func snapshot() async throws -> any StoreSnapshot
     /// Reads the rows of the words most products hold (`FrequentTerms`, chosen by `policy`) from one snapshot, and
     /// from then on counts and facets searches of them from those sets, made exact at each read's snapshot by the
     /// changes since them (`CurrentFrequentTerms`).

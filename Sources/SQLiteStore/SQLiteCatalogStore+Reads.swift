@@ -21,16 +21,24 @@ extension SQLiteCatalogStore {
 
     public func films(_ filter: FilmFilter, page request: PageRequest) async throws -> Page<[FilmRow]> {
         try await read { db in
+            let (rows, next, previous, read) = try Self.filmPage(filter, request, db)
             let query = filter.query
-            let conditions = SQLiteConditions(query.conditions)
-            var (rows, next, previous, read) = try Self.filmListing.page(
-                db, request: request.ranked(by: query.search, in: .films), filters: conditions, search: query.search,
-                decode: FilmRow.init(row:))
-            try FilmRow.attachLinks(to: &rows, db)
-            let count = try Self.filmListing.count(db, Self.filmListing.selecting(conditions, query.search))
+            let count = try Self.filmListing.count(db, Self.filmListing.selecting(SQLiteConditions(query.conditions), query.search))
             return Page(
                 rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db), searchRead: read)
         }
+    }
+
+    /// A page of films with their links, without its count.
+    static func filmPage(
+        _ filter: FilmFilter, _ request: PageRequest, _ db: Database
+    ) throws -> (rows: [FilmRow], next: String?, previous: String?, read: SearchRead?) {
+        let query = filter.query
+        var page = try filmListing.page(
+            db, request: request.ranked(by: query.search, in: .films), filters: SQLiteConditions(query.conditions), search: query.search,
+            decode: FilmRow.init(row:))
+        try FilmRow.attachLinks(to: &page.rows, db)
+        return page
     }
 
     public func film(episodeID: Int) async throws -> (FilmRow?, StoreVersions) {
@@ -192,13 +200,20 @@ extension SQLiteCatalogStore {
 
     public func categories(_ filter: CategoryFilter, page request: PageRequest) async throws -> Page<[CategoryRow]> {
         try await read { db in
-            let (rows, next, previous, read) = try Self.categoryListing.page(
-                db, request: request.ranked(by: filter.searchQuery, in: .categories), filters: SQLiteConditions(), search: filter.searchQuery,
-                decode: CategoryRow.init(row:))
+            let (rows, next, previous, read) = try Self.categoryPage(filter, request, db)
             let count = try Self.categoryListing.count(db, Self.categoryListing.selecting(SQLiteConditions(), filter.searchQuery))
             return Page(
                 rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: try StoreVersions.fetch(db), searchRead: read)
         }
+    }
+
+    /// A page of categories, without its count.
+    static func categoryPage(
+        _ filter: CategoryFilter, _ request: PageRequest, _ db: Database
+    ) throws -> (rows: [CategoryRow], next: String?, previous: String?, read: SearchRead?) {
+        try categoryListing.page(
+            db, request: request.ranked(by: filter.searchQuery, in: .categories), filters: SQLiteConditions(), search: filter.searchQuery,
+            decode: CategoryRow.init(row:))
     }
 
     public func category(name: String) async throws -> (CategoryRow?, StoreVersions) {

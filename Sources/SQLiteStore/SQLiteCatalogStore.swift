@@ -15,7 +15,7 @@ public struct SQLiteCatalogStore: CatalogStore {
 
     /// GRDB's pool: its writer and the readers that may wait for a lock. Only `read`, `write` and `close` touch it,
     /// so that every other part of the store goes through a transaction.
-    private let database: DatabasePool
+    let database: DatabasePool
     private let versionWatch: VersionWatch
     /// Connections for the reads an index answers at once, run on the calling thread.
     let directReaders: DirectReaders

@@ -47,6 +47,13 @@ extension Catalogd {
         var shutdownTimeout: String?
         @Option(help: "Change-feed streams and long polls served at once; the next gets 503 (CATALOG_MAX_FOLLOWERS; default 10000).")
         var maxFollowers: String?
+        @Option(help: "Exports (?format=ndjson or csv) streamed at once; the next gets 503 (CATALOG_MAX_EXPORTS; default 4).")
+        var maxExports: String?
+        @Option(
+            help: """
+                Longest an export may stream, e.g. 10m: past it the response is cut, a truncated transfer; on SQLite its snapshot                 holds the WAL back until then (CATALOG_EXPORT_MAX_DURATION; default 10m).
+                """)
+        var exportMaxDuration: String?
         @Option(help: "Origins browsers may call the API from, comma-separated, or * (CATALOG_CORS_ORIGINS; default none: CORS off).")
         var corsOrigins: String?
         @Option(help: "Base URL for links in responses (CATALOG_PUBLIC_URL; default: from the request's Host).") var publicURL: String?
@@ -118,6 +125,11 @@ extension Catalogd {
                     default: configuration.shutdownTimeout, allowOff: false) ?? configuration.shutdownTimeout
             configuration.maximumFollowers = try source("--max-followers", "CATALOG_MAX_FOLLOWERS", maxFollowers).integer(
                 default: configuration.maximumFollowers, in: 1...1_000_000)
+            configuration.maximumExports = try source("--max-exports", "CATALOG_MAX_EXPORTS", maxExports).integer(
+                default: configuration.maximumExports, in: 1...1_000)
+            configuration.exportMaximumDuration =
+                try source("--export-max-duration", "CATALOG_EXPORT_MAX_DURATION", exportMaxDuration).duration(
+                    default: configuration.exportMaximumDuration, allowOff: false) ?? configuration.exportMaximumDuration
             configuration.corsOrigins = source("--cors-origins", "CATALOG_CORS_ORIGINS", corsOrigins).string(default: "")
                 .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             configuration.publicURL = try source("--public-url", "CATALOG_PUBLIC_URL", publicURL).url(default: nil)

@@ -5,6 +5,7 @@ import Hummingbird
 /// `GET /categories`, `GET /categories/{name}`; a category exists while it has products.
 struct CategoriesController<Context: RequestContext> {
     let reads: ResourceReads
+    let exports: Exports
 
     private var store: any CatalogStore { reads.store }
 
@@ -14,7 +15,19 @@ struct CategoriesController<Context: RequestContext> {
     }
 
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
-        if try ResponseFormat(request) == .html { return try await CategoryPages(reads: reads).list(request) }
+        let format = try ResponseFormat(request, lists: true)
+        if format == .html { return try await CategoryPages(reads: reads).list(request) }
+        if let export = format.export {
+            let filter = CategoryFilter(search: try QueryReader(request).search())
+            return try await exports.respond(
+                request, format: export, resource: "categories", csvHeader: Representations.categoryCSVHeader, logger: context.logger
+            ) { snapshot, page, representations in
+                let batch = try await snapshot.categories(filter, page: page)
+                return (
+                    Exports.lines(batch.rows, format: export, json: representations.category, csv: representations.categoryCSV), batch.nextCursor
+                )
+            }
+        }
         return try await reads.list(
             request,
             fetch: {

@@ -6,6 +6,7 @@ import Hummingbird
 struct FilmsController<Context: RequestContext> {
     let reads: ResourceReads
     let writes: WriteSupport
+    let exports: Exports
 
     private var store: any CatalogStore { reads.store }
 
@@ -17,7 +18,17 @@ struct FilmsController<Context: RequestContext> {
     }
 
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
-        if try ResponseFormat(request) == .html { return try await FilmPages(reads: reads).list(request) }
+        let format = try ResponseFormat(request, lists: true)
+        if format == .html { return try await FilmPages(reads: reads).list(request) }
+        if let export = format.export {
+            let filter = try Self.filter(QueryReader(request))
+            return try await exports.respond(
+                request, format: export, resource: "films", csvHeader: Representations.filmCSVHeader, logger: context.logger
+            ) { snapshot, page, representations in
+                let batch = try await snapshot.films(filter, page: page)
+                return (Exports.lines(batch.rows, format: export, json: representations.film, csv: representations.filmCSV), batch.nextCursor)
+            }
+        }
         return try await reads.list(
             request,
             fetch: {

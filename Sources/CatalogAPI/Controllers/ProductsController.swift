@@ -1,11 +1,13 @@
 import CatalogModel
 import CatalogStore
 import Hummingbird
+import Logging
 
 /// `GET /products`, `GET /products/{serial_code}`, and the writes: `PUT`/`DELETE /products/{serial_code}`, `POST /products`.
 struct ProductsController<Context: RequestContext> {
     let reads: ResourceReads
     let writes: WriteSupport
+    let exports: Exports
     /// Whether mistyped words of a search that matches nothing are corrected, unless a request says `typos=0`.
     var correctsTypos = true
 
@@ -21,7 +23,9 @@ struct ProductsController<Context: RequestContext> {
 
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
         let reads = listReads(request)
-        if try ResponseFormat(request) == .html { return try await ProductPages(reads: reads, correctsTypos: correctsTypos).list(request) }
+        let format = try ResponseFormat(request, lists: true)
+        if format == .html { return try await ProductPages(reads: reads, correctsTypos: correctsTypos).list(request) }
+        if let export = format.export { return try await exportList(request, format: export, logger: context.logger) }
         // Parameters are read only when the page is not cached: a cached page's URL was valid when it was rendered.
         return try await reads.list(
             request,
@@ -32,6 +36,18 @@ struct ProductsController<Context: RequestContext> {
                     rows: RenderedProducts(representations: representations, pageSize: asked.page.pageSize))
             }, results: { _, page, writer in writer.json(page.products.json.bytes[...]) },
             trailer: { representations, page, writer in page.writeFacets(representations, request: request, into: &writer) })
+    }
+
+    /// The whole list (`Exports`): its search as typed, which an export never corrects.
+    private func exportList(_ request: Request, format: ExportFormat, logger: Logger) async throws -> Response {
+        let filter = try Self.filter(QueryReader(request), correctsTypos: false)
+        return try await exports.respond(
+            request, format: format, resource: "products", csvHeader: Representations.productCSVHeader, logger: logger
+        ) { snapshot, page, representations in
+            let rows = ExportedProducts(format: format, representations: representations, batchSize: page.pageSize)
+            let batch = try await snapshot.products(filter, page: page, into: rows)
+            return (batch.rows.lines, batch.nextCursor)
+        }
     }
 
     /// The reads of a list. A search with a word that may be corrected is answered as corrected only once the store
@@ -53,12 +69,16 @@ struct ProductsController<Context: RequestContext> {
     static func listRequest(_ query: QueryReader, correctsTypos: Bool = true) throws -> (
         filter: ProductFilter, page: PageRequest, facets: (fields: [ProductFacetField], size: Int)?
     ) {
+        (try filter(query, correctsTypos: correctsTypos), try query.pageRequest(), try query.facets())
+    }
+
+    /// The products a list request selects.
+    static func filter(_ query: QueryReader, correctsTypos: Bool) throws -> ProductFilter {
         let typos = try query.bool("typos") ?? true
-        let filter = ProductFilter(
+        return ProductFilter(
             category: query.string("category"), brand: query.string("brand"), minimumPrice: try query.price("min_price"),
             maximumPrice: try query.price("max_price"), inStock: try query.bool("in_stock"), search: try query.search(),
             correctsTypos: correctsTypos && typos)
-        return (filter, try query.pageRequest(), try query.facets())
     }
 
     @Sendable func get(_ request: Request, context: Context) async throws -> Response {

@@ -2,7 +2,10 @@ import Prometheus
 
 /// Change-feed clients: those connected now, as Prometheus gauges by feed (Server-Sent Events streams and waiting
 /// long polls), the slots they take, and the count of those refused for want of one.
-struct ChangeFeedFollowers: Sendable {
+public struct ChangeFeedFollowers: Sendable {
+    /// Change-feed streams and waiting long polls served at once by default (`--max-followers`).
+    public static let defaultLimit = 10_000
+
     static var descriptor: MetricNameDescriptor {
         MetricNameDescriptor(
             namespace: "catalogd", subsystem: "changes", metricName: "clients", unitName: "",
@@ -17,17 +20,17 @@ struct ChangeFeedFollowers: Sendable {
     let streams: Gauge
     let longPolls: Gauge
     let refused: Counter
-    let slots: FollowerSlots
+    let slots: RequestSlots
 
-    init(registry: PrometheusCollectorRegistry, maximumFollowers: Int = FollowerSlots.defaultLimit) {
+    init(registry: PrometheusCollectorRegistry, maximumFollowers: Int = Self.defaultLimit) {
         streams = registry.makeGauge(descriptor: Self.descriptor, labels: [("feed", "stream")])
         longPolls = registry.makeGauge(descriptor: Self.descriptor, labels: [("feed", "longpoll")])
         refused = registry.makeCounter(descriptor: Self.refusedDescriptor)
-        slots = FollowerSlots(limit: maximumFollowers)
+        slots = RequestSlots(limit: maximumFollowers)
     }
 
     /// A follower's slot, or a 503 naming the limit when none is free.
-    func takeSlot() throws(Problem) -> FollowerSlots.Slot {
+    func takeSlot() throws(Problem) -> RequestSlots.Slot {
         guard let slot = slots.take() else {
             refused.increment()
             throw Problem(

@@ -15,7 +15,7 @@ public struct RequestMetrics: Sendable {
 
     /// Metrics in `registry`; `logger` tells how each page of a search was read, at debug level.
     public init(
-        registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), maximumFollowers: Int = FollowerSlots.defaultLimit,
+        registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), maximumFollowers: Int = ChangeFeedFollowers.defaultLimit,
         logger: Logger = Logger(label: "catalogd")
     ) {
         self.registry = registry

@@ -19,7 +19,7 @@ struct ListPage<Row: Sendable>: Sendable {
     /// How many seconds a page showing something under way waits before it loads itself again.
     static var refreshSeconds: Int { 2 }
 
-    func render(_ request: Request, _ page: Page<[Row]>) -> [UInt8] {
+    func render(_ request: Request, _ page: Page<[Row]>, exported: Bool) -> [UInt8] {
         PageLayout.render(
             title: title, section: section, jsonURL: PageURLs.json(request), refreshSeconds: isUnderWay(page.rows) ? Self.refreshSeconds : nil
         ) { html in
@@ -28,6 +28,7 @@ struct ListPage<Row: Sendable>: Sendable {
                 results.element("p", ["class": "count"], PageTable.counted(page.count, noun.singular, noun.plural))
                 PageTable.write(columns, rows: page.rows.map(cells), request: request, empty: empty, into: &results)
                 PageTable.pageLinks(page, request: request, into: &results)
+                if exported { PageTable.exportLinks(request: request, into: &results) }
             }
         }
     }
@@ -44,7 +45,7 @@ extension ResourceReads {
         return try await page(request) {
             let page = try await fetch(QueryReader(request))
             searchPlans?.record(page.searchRead)
-            return (listPage.render(request, page), page.versions)
+            return (listPage.render(request, page, exported: exported), page.versions)
         }
     }
 }

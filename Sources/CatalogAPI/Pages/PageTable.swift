@@ -75,6 +75,17 @@ enum PageTable {
         }
     }
 
+    /// Links that download the whole list in each export format (`Exports`).
+    static func exportLinks(request: Request, into html: inout HTMLWriter) {
+        html.element("p", ["class": "export"]) { paragraph in
+            paragraph.text("Download the whole list: ")
+            for (number, format) in ExportFormat.allCases.enumerated() {
+                if number > 0 { paragraph.text(" · ") }
+                paragraph.link(RequestURLs.exportURL(base: "", request: request, format: format), format.rawValue.uppercased())
+            }
+        }
+    }
+
     /// An item's fields, each a name and a value that may link somewhere.
     static func fields(_ fields: [(name: String, value: Cell)], into html: inout HTMLWriter) {
         html.element("div", ["class": "card"]) { card in

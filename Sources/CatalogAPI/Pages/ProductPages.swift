@@ -46,6 +46,7 @@ struct ProductPages {
                                 Self.columns, rows: page.rows.products.map(Self.cells), request: request,
                                 empty: "No products match. Try fewer words or filters.", into: &main)
                             PageTable.pageLinks(page, request: request, into: &main)
+                            PageTable.exportLinks(request: request, into: &main)
                         }
                         Self.facetList(page.rows.facets, request: request, into: &layout)
                     }

@@ -1,28 +1,37 @@
 import Hummingbird
 
-/// What a GET is answered with: JSON, as every client library and curl get it, or a page for a person.
+/// What a GET is answered with: JSON, as every client library and curl get it, a page for a person, or for a list
+/// the whole of it exported (`Exports`).
 ///
-/// `?format=json` or `?format=html` decides. Without it, a request gets a page only when its `Accept` prefers
-/// `text/html` to JSON, as a browser's does (`text/html,…,*/*;q=0.8`); `*/*`, `application/json`, no `Accept`
-/// or a tie get JSON, byte for byte what they always got.
+/// `?format=json`, `html`, `ndjson` or `csv` decides. Without it, a request gets a page only when its `Accept` prefers
+/// `text/html` to JSON, as a browser's does (`text/html,…,*/*;q=0.8`), and a list an export only when its `Accept`
+/// prefers `application/x-ndjson` or `text/csv` to JSON; `*/*`, `application/json`, no `Accept` or a tie get JSON,
+/// byte for byte what they always got.
 enum ResponseFormat: String {
     case json
     case html
+    case ndjson
+    case csv
 
-    init(_ request: Request) throws(Problem) {
+    /// The format a request asks for; `lists` says whether the route is a list, the only one that is exported.
+    init(_ request: Request, lists: Bool = false) throws(Problem) {
         // The query is read into a dictionary only when it may name a format: every request is negotiated. An empty
         // format is absent, as any empty parameter is (`QueryReader`).
         if Self.mayName(request.uri.string), let asked = request.uri.queryParameters[values: "format"].first(where: { !$0.isEmpty }) {
-            guard let format = ResponseFormat(rawValue: String(asked)) else {
-                throw Problem.badParameter("format", "format must be json or html, got '\(asked)'")
+            guard let format = ResponseFormat(rawValue: String(asked)), lists || format.export == nil else {
+                let formats = lists ? "json, html, ndjson or csv" : "json or html (ndjson and csv export the lists)"
+                throw Problem.badParameter("format", "format must be \(formats), got '\(asked)'")
             }
             self = format
             return
         }
         var preference = Preference()
         HeaderBytes.forEachValue(of: .accept, in: request.headers) { preference.read($0) }
-        self = preference.format
+        self = preference.format(lists: lists)
     }
+
+    /// The export this format asks for, if it is one.
+    var export: ExportFormat? { ExportFormat(rawValue: rawValue) }
 
     /// Whether the path and query `uri` may hold a `format` parameter (its name, in any encoding, holds an `f`).
     private static func mayName(_ uri: String) -> Bool {
@@ -35,11 +44,15 @@ enum ResponseFormat: String {
     private struct Preference {
         var page = 0
         var json = (exact: -1, type: -1, any: 0)
+        var ndjson = 0
+        var csv = 0
 
-        /// The format the ranges prefer.
-        var format: ResponseFormat {
+        /// The format the ranges prefer; an export only for a list.
+        func format(lists: Bool) -> ResponseFormat {
             // The most specific range that names JSON gives its quality (RFC 9110, 12.5.1).
             let jsonQuality = json.exact >= 0 ? json.exact : json.type >= 0 ? json.type : json.any
+            let export = lists && max(ndjson, csv) > max(jsonQuality, page)
+            if export { return ndjson >= csv ? .ndjson : .csv }
             return page > jsonQuality ? .html : .json
         }
 
@@ -57,6 +70,10 @@ enum ResponseFormat: String {
                 }
                 if HeaderBytes.equalIgnoringCase(type, "text/html") || HeaderBytes.equalIgnoringCase(type, "application/xhtml+xml") {
                     page = max(page, quality)
+                } else if HeaderBytes.equalIgnoringCase(type, "application/x-ndjson") {
+                    ndjson = max(ndjson, quality)
+                } else if HeaderBytes.equalIgnoringCase(type, "text/csv") {
+                    csv = max(csv, quality)
                 } else if HeaderBytes.equalIgnoringCase(type, "application/json") {
                     json.exact = max(json.exact, quality)
                 } else if HeaderBytes.equalIgnoringCase(type, "application/*") {

@@ -80,6 +80,18 @@ struct RequestURLs: Sendable {
         return String(decoding: url, as: UTF8.self)
     }
 
+    /// The whole of the request's list in `format` (`Exports`): its parameters but the paging (`cursor`, `page_size`),
+    /// `facets` and `format`, then `format=`.
+    static func exportURL(base: String, request: Request, format: ExportFormat) -> String {
+        var url = base + request.uri.path + "?"
+        for parameter in (request.uri.query ?? "").split(separator: "&") {
+            let name = parameter.prefix { $0 != "=" }
+            guard !["cursor", "page_size", "facets", "format"].contains(name) else { continue }
+            url += parameter + "&"
+        }
+        return url + "format=" + format.rawValue
+    }
+
     /// The request's list narrowed to `value` of the parameter `name`, from its first page unless `keepingCursor`:
     /// the request's other parameters, then `name=value`.
     static func narrowedURL(base: String, request: Request, name: String, value: String, keepingCursor: Bool = false) -> String {

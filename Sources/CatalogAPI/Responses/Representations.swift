@@ -58,15 +58,25 @@ struct Representations {
     }
 
     /// `{"count", "next", "previous", "results"}`, the envelope SWAPI and Django REST Framework clients read;
-    /// `results` writes the rows inside the array.
+    /// `results` writes the rows inside the array. A list that is `exported` links to its exports after the cursors:
+    /// `"export": {"ndjson": …, "csv": …}`.
     func envelope<Rows>(
-        _ page: Page<Rows>, request: Request, results: (Rows, inout JSONWriter) -> Void, trailer: (Rows, inout JSONWriter) -> Void = { _, _ in }
+        _ page: Page<Rows>, request: Request, exported: Bool = false, results: (Rows, inout JSONWriter) -> Void,
+        trailer: (Rows, inout JSONWriter) -> Void = { _, _ in }
     ) -> [UInt8] {
         var writer = JSONWriter(capacity: 1024)
         writer.objectStart()
         writer.member("count", page.count)
         writer.member("next", page.nextCursor.map { RequestURLs.listURL(base: base, request: request, cursor: $0) })
         writer.member("previous", page.previousCursor.map { RequestURLs.listURL(base: base, request: request, cursor: $0) })
+        if exported {
+            writer.key("export")
+            writer.objectStart()
+            for format in ExportFormat.allCases {
+                writer.member(format.rawValue, RequestURLs.exportURL(base: base, request: request, format: format))
+            }
+            writer.objectEnd()
+        }
         if !page.corrections.isEmpty {
             writer.key("corrections")
             writer.arrayStart()

@@ -13,10 +13,12 @@ struct ResourceReads: Sendable {
     let cache: ResponseCache
     /// Counts how the pages of searches are read.
     let searchPlans: SearchPlans?
+    /// Whether the list is exported whole too (`Exports`): its JSON and its page link to the exports.
+    let exported: Bool
 
     init(
         store: any CatalogStore, urls: RequestURLs, family: ResourceFamily, name: String? = nil, cache: ResponseCache,
-        searchPlans: SearchPlans? = nil
+        searchPlans: SearchPlans? = nil, exported: Bool = false
     ) {
         self.store = store
         self.urls = urls
@@ -24,6 +26,7 @@ struct ResourceReads: Sendable {
         self.name = name ?? family.rawValue
         self.cache = cache
         self.searchPlans = searchPlans
+        self.exported = exported
     }
 
     /// A page of the list in the envelope.
@@ -50,7 +53,8 @@ struct ResourceReads: Sendable {
             let page = try await fetch(representations)
             searchPlans?.record(page.searchRead)
             let body = representations.envelope(
-                page, request: request, results: { results(representations, $0, &$1) }, trailer: { trailer(representations, $0, &$1) })
+                page, request: request, exported: exported, results: { results(representations, $0, &$1) },
+                trailer: { trailer(representations, $0, &$1) })
             return (body, page.versions)
         }
     }

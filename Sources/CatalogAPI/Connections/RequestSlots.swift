@@ -1,9 +1,7 @@
 import Synchronization
 
-/// At most `limit` change-feed followers (streams and waiting long polls) at once; the next is refused.
-public final class FollowerSlots: Sendable {
-    public static let defaultLimit = 10_000
-
+/// At most `limit` long requests of one kind at once (change-feed followers, exports); the next is refused.
+final class RequestSlots: Sendable {
     let limit: Int
     private let taken = Atomic(0)
 
@@ -13,7 +11,7 @@ public final class FollowerSlots: Sendable {
 
     /// A slot held until the value is released, or nil when every slot is taken.
     ///
-    /// A slot is a value whose end frees it, so that a stream's slot is freed even when its body never runs
+    /// A slot is a value whose end frees it, so that a streamed answer's slot is freed even when its body never runs
     /// (the client gone before the answer's head was written).
     func take() -> Slot? {
         var current = taken.load(ordering: .relaxed)
@@ -25,11 +23,11 @@ public final class FollowerSlots: Sendable {
         return nil
     }
 
-    /// One follower's place; freed when the last reference to it goes.
+    /// One request's place; freed when the last reference to it goes.
     final class Slot: Sendable {
-        private let slots: FollowerSlots
+        private let slots: RequestSlots
 
-        fileprivate init(slots: FollowerSlots) {
+        fileprivate init(slots: RequestSlots) {
             self.slots = slots
         }
 
