@@ -403,8 +403,16 @@ def main():
                         help="postgres: catalogd on PostgreSQL against psql, pgbench and itself on SQLite")
     parser.add_argument("--results", help="default: bench/results.json or bench/results-postgres.json (-1m before .json at a million)")
     parser.add_argument("--chart", default="docs/benchmarks.png")
+    parser.add_argument("--exports", action="store_true",
+                        help="measure exports instead (scripts/bench_export.py): on SQLite, and with --backend postgres on PostgreSQL too")
     args = parser.parse_args()
     products = {"10k": 10_000, "100k": 100_000, "1m": 1_000_000}[args.scale]
+    if args.exports:
+        import bench_export
+        args.exports_postgres = args.backend == "postgres"
+        args.results = args.results or ("bench/exports-1m.json" if products == 1_000_000 else "bench/exports.json")
+        bench_export.main(args, products)
+        return
     if args.backend == "postgres":
         import bench_postgres
         args.results = args.results or ("bench/results-postgres-1m.json" if products == 1_000_000 else "bench/results-postgres.json")

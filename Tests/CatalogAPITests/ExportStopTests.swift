@@ -15,19 +15,27 @@ extension StoppingSuites {
         /// The end of a chunked body: an export that has it was sent whole.
         static let lastChunk = "\r\n0\r\n\r\n"
 
+        /// A service on a fresh store of `backend` with `products` products, configured by `configure`.
+        static func running(
+            _ backend: StoreBackend, products: Int, _ configure: (inout ServiceConfiguration) -> Void
+        ) async throws -> RunningService {
+            let service = try await RunningService.start(backend, configure: configure)
+            try await seedCatalogue(service.components.store, products: products)
+            return service
+        }
+
         static func exportRequest(_ path: String = "/products?format=ndjson") -> [UInt8] {
             RawConnection.request("GET", path, headers: [("Connection", "close")])
         }
 
         @Test(arguments: StoreBackend.available) func anExportPastItsLongestDurationIsCutAndFreesItsPlace(_ backend: StoreBackend) async throws {
-            let service = try await RunningService.start(backend) {
+            let service = try await Self.running(backend, products: 50) {
                 // Cut before the second batch: the first is read before the answer's head.
                 $0.exportMaximumDuration = .zero
                 $0.exportBatchSize = 10
                 $0.maximumExports = 1
             }
             defer { service.testStore.remove() }
-            try await seedCatalogue(service.components.store, products: 50)
             let cut = try await RawConnection.exchange(port: service.port, request: Self.exportRequest())
             #expect(cut.received.hasPrefix("HTTP/1.1 200 OK"), "\(cut.received.prefix(200))")
             #expect(cut.received.contains(#"{"serial_code":"P009""#))
@@ -41,12 +49,11 @@ extension StoppingSuites {
         }
 
         @Test(arguments: StoreBackend.available) func aClientThatStopsReadingIsCutAndItsSnapshotClosed(_ backend: StoreBackend) async throws {
-            let service = try await RunningService.start(backend) {
+            let service = try await Self.running(backend, products: 6_000) {
                 $0.sendTimeout = .seconds(1)
                 $0.maximumExports = 1
             }
             defer { service.testStore.remove() }
-            try await seedCatalogue(service.components.store, products: 6_000)
             let stalled = try await SilentFollower.connect(port: service.port, request: Self.exportRequest())
             let cut = await eventually(within: .seconds(60)) { service.sample(Self.sendTimeoutSeries) == 1 }
             #expect(cut, "the stalled export was not cut: \(service.sample(Self.sendTimeoutSeries)) send timeouts")
@@ -61,13 +68,12 @@ extension StoppingSuites {
         }
 
         @Test(arguments: StoreBackend.available) func aStopDuringAnExportCutsItAndEndsAtOnce(_ backend: StoreBackend) async throws {
-            let service = try await RunningService.start(backend) {
+            let service = try await Self.running(backend, products: 10_000) {
                 $0.shutdownTimeout = .seconds(5)
                 // A row a batch: the export lasts seconds, a stop finds it under way.
                 $0.exportBatchSize = 1
             }
             defer { service.testStore.remove() }
-            try await seedCatalogue(service.components.store, products: 10_000)
             let export = Task { try await RawConnection.exchange(port: service.port, request: Self.exportRequest(), deadline: .seconds(60)) }
             try await Task.sleep(for: .milliseconds(300))
             let took = try await service.stop()

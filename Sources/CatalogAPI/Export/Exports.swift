@@ -87,9 +87,10 @@ struct Exports: Sendable {
                 }
                 do {
                     let compression = gzip ? try GzipStream() : nil
-                    func send(_ bytes: [UInt8]) async throws {
+                    /// Sends `bytes`, compressed when asked; `last` ends the compressed stream.
+                    func send(_ bytes: [UInt8], last: Bool = false) async throws {
                         // An empty part would read as the end of a chunked body.
-                        let part = try compression.map { try $0.compress(bytes) } ?? ByteBuffer(bytes: bytes)
+                        let part = try compression.map { try $0.compress(bytes, last: last) } ?? ByteBuffer(bytes: bytes)
                         if part.readableBytes > 0 { try await writer.write(part) }
                     }
                     var header = CSVWriter()
@@ -105,10 +106,7 @@ struct Exports: Sendable {
                         rows += batch.lines.count
                         next = batch.next
                     }
-                    if let compression {
-                        let end = try compression.compress([], last: true)
-                        if end.readableBytes > 0 { try await writer.write(end) }
-                    }
+                    try await send([], last: true)
                     try await writer.finish(nil)
                 } catch let cut as ExportCut {
                     await done("cut", level: .warning, "cut an export of \(resource): \(cut); the client sees a truncated transfer")
