@@ -11,6 +11,7 @@ import Synchronization
 final class SQLiteSnapshot: StoreSnapshot {
     /// The snapshot until `close()`: released then, it ends its transaction and closes its connection.
     private let open: Mutex<DatabaseSnapshot?>
+    private let thread = LowPriorityThread(name: "catalogd snapshot")
     let versions: StoreVersions
 
     init(_ database: DatabasePool) throws {
@@ -19,10 +20,12 @@ final class SQLiteSnapshot: StoreSnapshot {
         open = Mutex(snapshot)
     }
 
-    /// Reads `body` in the snapshot's transaction.
-    private func read<Value: Sendable>(_ body: @Sendable (Database) throws -> Value) async throws -> Value {
+    /// Reads `body` in the snapshot's transaction, on the snapshot's own thread (`LowPriorityThread`): an export's reads
+    /// take the time the requests leave.
+    private func read<Value: Sendable>(_ body: @escaping @Sendable (Database) throws -> Value) async throws -> Value {
         guard let snapshot = open.withLock({ $0 }) else { throw StoreUnavailable(store: "SQLite snapshot", reason: "the snapshot was closed") }
-        return try await snapshot.read(body)
+        // GRDB runs a synchronous read of a snapshot on the calling thread.
+        return try await thread.run { try snapshot.read(body) }
     }
 
     func products<Rows: ProductPageRows>(_ filter: ProductFilter, page request: PageRequest, into rows: Rows) async throws -> SnapshotPage<Rows> {
@@ -55,6 +58,11 @@ final class SQLiteSnapshot: StoreSnapshot {
 
     func close() async {
         open.withLock { $0 = nil }
+        thread.finish()
+    }
+
+    deinit {
+        thread.finish()
     }
 }
 
