@@ -92,6 +92,21 @@ struct PostgresListing {
             binds: statement.binds, resolved: resolved)
     }
 
+    /// The statement of every row `conditions` select in `request`'s ordering, from its start and without a limit: the
+    /// listed columns, then each row's sort value and key, as a page's (`pageStatement`). An export reads its rows as
+    /// the connection delivers them (`PostgresSnapshot`).
+    func orderedRowsStatement(_ request: PageRequest, conditions: PostgresConditions) throws -> (
+        sql: String, binds: PostgresBindings, walk: KeysetWalk
+    ) {
+        let walk = KeysetWalk(try ordering.resolve(request))
+        let sortExpression = expressions[walk.resolved.field] ?? walk.resolved.field
+        let sql = """
+            SELECT \(columns), \(sortExpression) AS position_sort, \(keyColumn) AS position_key FROM \(table) \(conditions.whereSQL)
+            ORDER BY \(sortExpression) \(walk.direction), \(keyColumn) \(walk.direction)
+            """
+        return (sql, conditions.binds, walk)
+    }
+
     /// Reads one page in one statement, so from one snapshot even outside a transaction: its rows, cursors for
     /// the pages on either side when there are rows there, the count over all pages and the versions
     /// (`pageStatement`). Each row is handed to `append` in the page's order.

@@ -1,4 +1,5 @@
 import CatalogStore
+import CatalogStoreKit
 import Logging
 import PostgresNIO
 import Synchronization
@@ -13,6 +14,55 @@ final class PostgresSnapshot: StoreSnapshot {
     private let connection: PostgresConnection
     private let store: PostgresCatalogStore
     private let closed = Mutex(false)
+    /// The statement whose rows the last page read, while it has more (`streamedPage`).
+    private let orderedRows = Mutex<OrderedRows?>(nil)
+
+    /// A statement of every row in a keyset ordering, being read: a task reads its rows as the connection delivers
+    /// them, in parts of a page's size, and hands them over through a channel that holds one part, so that the
+    /// statement waits while the export does (the driver stops reading the socket). The part read ahead and the cursor
+    /// the page that goes on with it names are kept here.
+    private struct OrderedRows: Sendable {
+        /// Parts of rows; the end carries the statement's failure, if it failed.
+        let channel = BatchChannel<[PostgresRandomAccessRow], (any Error)?>(capacity: 1)
+        let walk: KeysetWalk
+        var pending: [PostgresRandomAccessRow]?
+        var nextCursor: String?
+
+        init(_ rows: PostgresRowSequence, partSize: Int, walk: KeysetWalk) {
+            self.walk = walk
+            Task { [channel] in
+                do {
+                    var part: [PostgresRandomAccessRow] = []
+                    for try await row in rows {
+                        part.append(row.makeRandomAccess())
+                        if part.count == partSize {
+                            try await channel.send(part)
+                            part = []
+                        }
+                    }
+                    if !part.isEmpty { try await channel.send(part) }
+                    channel.finish(nil)
+                } catch {
+                    channel.finish(error)
+                }
+            }
+        }
+
+        /// The next part; empty after the last.
+        func next(store: String) async throws -> [PostgresRandomAccessRow] {
+            switch await channel.next(within: .seconds(600)) {
+            case .batch(let part): return part
+            case .end(nil): return []
+            case .end(let failure?): throw failure
+            case .abort, .timedOut: throw StoreUnavailable(store: store, reason: "the rows of an export stopped coming")
+            }
+        }
+
+        /// Stops the reading task: its next part is refused.
+        func stop() {
+            channel.consumerFailed(CancellationError())
+        }
+    }
 
     private init(connection: PostgresConnection, versions: StoreVersions, store: PostgresCatalogStore) {
         self.connection = connection
@@ -40,9 +90,48 @@ final class PostgresSnapshot: StoreSnapshot {
 
     func products<Rows: ProductPageRows>(_ filter: ProductFilter, page request: PageRequest, into rows: Rows) async throws -> SnapshotPage<Rows> {
         let query = filter.query
-        return try await page(.products, request.ranked(by: query.search, in: .products), query, into: rows) { rows, row in
+        let request = request.ranked(by: query.search, in: .products)
+        let append: (inout Rows, PostgresRandomAccessRow) throws -> Void = { rows, row in
             try PostgresRows.withStoredProduct(row) { rows.append($0) }
         }
+        guard try !store.listing(.products).isRanked(request, query.search) else {
+            return try await page(.products, request, query, into: rows, append: append)
+        }
+        return try await streamedPage(request, PostgresConditions(query.conditions), into: rows, append: append)
+    }
+
+    /// A page of products in a keyset ordering, from one statement of every row in that ordering whose rows are read as
+    /// the connection delivers them (`OrderedRows`): a first page starts it, and a page from the cursor the one before
+    /// gave goes on with it, a round trip and a plan for the whole export where a page of its own costs one each. A
+    /// page from any other cursor is read on its own.
+    private func streamedPage<Rows: ProductPageRows>(
+        _ request: PageRequest, _ conditions: PostgresConditions, into rows: Rows, append: (inout Rows, PostgresRandomAccessRow) throws -> Void
+    ) async throws -> SnapshotPage<Rows> {
+        var ordered: OrderedRows
+        if request.cursor == nil {
+            let statement = try store.listing(.products).orderedRowsStatement(request, conditions: conditions)
+            let sequence = try await connection.query(PostgresQuery(unsafeSQL: statement.sql, binds: statement.binds), logger: store.logger)
+            ordered = OrderedRows(sequence, partSize: request.pageSize, walk: statement.walk)
+        } else if let open = orderedRows.withLock({ $0?.nextCursor == request.cursor ? $0.take() : nil }) {
+            ordered = open
+        } else {
+            // `page` stops the statement under way, whose rows are not this page's.
+            return try await page(
+                .products, request, ListQuery(conditions: [], search: nil, count: .rows), conditions: conditions, into: rows, append: append)
+        }
+        // The part after this one is read before this one is handed on: whether there is one tells the next cursor.
+        var part = ordered.pending ?? []
+        if ordered.pending == nil { part = try await ordered.next(store: store.description) }
+        let following = part.isEmpty ? [] : try await ordered.next(store: store.description)
+        var rows = rows
+        for row in part { try append(&rows, row) }
+        ordered.pending = following
+        ordered.nextCursor = try ordered.walk.cursors(
+            firstRead: nil, lastRead: part.last.map { (try .init($0["position_sort"]), try .init($0["position_key"])) },
+            hasMoreInQueryDirection: !following.isEmpty, hasRowsBehindCursor: false
+        ).next
+        if ordered.nextCursor != nil { orderedRows.withLock { $0 = ordered } }
+        return SnapshotPage(rows: rows, nextCursor: ordered.nextCursor)
     }
 
     func films(_ filter: FilmFilter, page request: PageRequest) async throws -> SnapshotPage<[FilmRow]> {
@@ -64,26 +153,30 @@ final class PostgresSnapshot: StoreSnapshot {
     }
 
     /// A page of `listing` in the snapshot's transaction, counted as nothing: an export walks the cursors, and never
-    /// shows a count. Nothing runs on the store's pools, whose connections see other snapshots.
+    /// shows a count. Nothing runs on the store's pools, whose connections see other snapshots. `conditions` are the
+    /// query's conditions when given already rendered.
     private func page<Rows: PageRows & Sendable>(
-        _ listing: PostgresListing, _ request: PageRequest, _ query: ListQuery, into rows: Rows,
+        _ listing: PostgresListing, _ request: PageRequest, _ query: ListQuery, conditions: PostgresConditions? = nil, into rows: Rows,
         append: (inout Rows, PostgresRandomAccessRow) throws -> Void
     ) async throws -> SnapshotPage<Rows> {
+        // A statement streaming the rows of an earlier page holds the connection: it is let go first.
+        orderedRows.withLock { $0.take() }?.stop()
         var listing = store.listing(listing)
         listing.genericPlans = nil
         let page = try await listing.page(
-            connection, request: request, filters: PostgresConditions(query.conditions), search: query.search, count: "SELECT 0",
+            connection, request: request, filters: conditions ?? PostgresConditions(query.conditions), search: query.search, count: "SELECT 0",
             walkIn: .single, store: store.description, logger: store.logger, into: rows, append: append)
         return SnapshotPage(rows: page.rows, nextCursor: page.nextCursor)
     }
 
+    /// Closes the connection, which ends the read-only transaction (and any statement still streaming) with it.
     func close() async {
         let wasClosed = closed.withLock { closed in
             defer { closed = true }
             return closed
         }
         guard !wasClosed else { return }
-        _ = try? await connection.query("COMMIT", logger: store.logger)
+        orderedRows.withLock { $0.take() }?.stop()
         try? await connection.close()
     }
 }

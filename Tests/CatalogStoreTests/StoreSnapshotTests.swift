@@ -1,0 +1,76 @@
+import CatalogModel
+import CatalogStore
+import CatalogTestSupport
+import Testing
+
+/// A snapshot reads the store as it was when it was taken, page after page, while writes go on: on every engine, from
+/// the cursor each page gives and from any other one.
+@Suite("Snapshots of the store")
+struct StoreSnapshotTests {
+    static func products(_ keys: some Sequence<Int>, name: String) throws -> [Product] {
+        try keys.map {
+            Product(
+                serialCode: String(format: "S%03d", $0), name: "\(name) \($0)", category: "c\($0 % 3)", price: try Price(parsing: "\($0 % 17 + 1)"))
+        }
+    }
+
+    @Test(arguments: StoreBackend.available) func aSnapshotReadsTheStoreAsItWasWhileWritesGoOn(_ backend: StoreBackend) async throws {
+        let temporary = try await TestStore.open(backend)
+        defer { temporary.remove() }
+        let store = temporary.store
+        _ = try await store.upsertProducts(try Self.products(0..<60, name: "Lamp"), author: "api")
+        let snapshot = try await store.snapshot()
+        let seq = try await store.versions().lastSeq
+        #expect(snapshot.versions.lastSeq == seq)
+        // Written after the snapshot: a new product, a changed one, a deleted one.
+        _ = try await store.upsertProducts(try Self.products([60, 5], name: "Chair"), author: "api")
+        _ = try await store.deleteProduct(serialCode: "S007", author: "api")
+        for ordering in ["serial_code", "-price", "name"] {
+            var (walked, cursors): ([ProductRow], [String]) = ([], [])
+            var cursor: String?
+            repeat {
+                let page = try await snapshot.products(ProductFilter(), page: PageRequest(ordering: ordering, pageSize: 7, cursor: cursor), into: [])
+                walked += page.rows
+                cursor = page.nextCursor
+                if let cursor { cursors.append(cursor) }
+                if cursors.count == 2 {
+                    // Mid-walk, a page from the first cursor again; the walk then goes on from its own.
+                    let first = try await snapshot.products(
+                        ProductFilter(), page: PageRequest(ordering: ordering, pageSize: 7, cursor: cursors[0]), into: [])
+                    #expect(first.rows.map(\.product.serialCode) == walked[7..<14].map(\.product.serialCode), "\(ordering)")
+                }
+            } while cursor != nil && walked.count < 200
+            #expect(walked.count == 60, "\(ordering)")
+            #expect(Set(walked.map(\.product.serialCode)) == Set(try Self.products(0..<60, name: "").map(\.serialCode)))
+            #expect(walked.allSatisfy { $0.product.name.hasPrefix("Lamp") }, "\(ordering): a write after the snapshot was read")
+            // A page from an earlier cursor, read again: the same rows as when the walk passed it.
+            let again = try await snapshot.products(ProductFilter(), page: PageRequest(ordering: ordering, pageSize: 7, cursor: cursors[2]), into: [])
+            #expect(again.rows.map(\.product.serialCode) == walked[21..<28].map(\.product.serialCode), "\(ordering)")
+        }
+        // The store itself has moved on.
+        #expect(try await store.products(ProductFilter(), page: PageRequest(pageSize: 100)).count == 60)
+        #expect(try await store.product(serialCode: "S005").0?.product.name == "Chair 5")
+        await snapshot.close()
+    }
+
+    /// Pages read from other cursors in the middle of a long walk, whose rows are far more than the connection holds:
+    /// on PostgreSQL the walk's statement is still under way then, and is stopped for them.
+    @Test(.timeLimit(.minutes(1)), arguments: StoreBackend.available) func pagesFromOtherCursorsInTheMiddleOfALongWalkAreReadOnTheirOwn(_ backend: StoreBackend) async throws {
+        let temporary = try await TestStore.open(backend)
+        defer { temporary.remove() }
+        let store = temporary.store
+        let long = String(repeating: "a long description ", count: 100)
+        var products = try Self.products(0..<3_000, name: "Lamp")
+        for index in products.indices { products[index].description = long }
+        _ = try await store.upsertProducts(products, author: "api")
+        let snapshot = try await store.snapshot()
+        let first = try await snapshot.products(ProductFilter(), page: PageRequest(pageSize: 50), into: [])
+        let second = try await snapshot.products(ProductFilter(), page: PageRequest(pageSize: 50, cursor: first.nextCursor), into: [])
+        // From the first page's cursor again: the same rows as the second page, however the walk goes on.
+        let again = try await snapshot.products(ProductFilter(), page: PageRequest(pageSize: 50, cursor: first.nextCursor), into: [])
+        #expect(again.rows.map(\.product.serialCode) == second.rows.map(\.product.serialCode))
+        let third = try await snapshot.products(ProductFilter(), page: PageRequest(pageSize: 50, cursor: again.nextCursor), into: [])
+        #expect(third.rows.first?.product.serialCode == "S100")
+        await snapshot.close()
+    }
+}
