@@ -55,7 +55,9 @@ struct StoreSnapshotTests {
 
     /// Pages read from other cursors in the middle of a long walk, whose rows are far more than the connection holds:
     /// on PostgreSQL the walk's statement is still under way then, and is stopped for them.
-    @Test(.timeLimit(.minutes(1)), arguments: StoreBackend.available) func pagesFromOtherCursorsInTheMiddleOfALongWalkAreReadOnTheirOwn(_ backend: StoreBackend) async throws {
+    @Test(.timeLimit(.minutes(1)), arguments: StoreBackend.available) func pagesFromOtherCursorsInTheMiddleOfALongWalkAreReadOnTheirOwn(
+        _ backend: StoreBackend
+    ) async throws {
         let temporary = try await TestStore.open(backend)
         defer { temporary.remove() }
         let store = temporary.store
