@@ -45,7 +45,7 @@ struct Exports: Sendable {
         let query = QueryReader(request)
         for name in ["cursor", "page_size"] where query.string(name) != nil {
             throw Problem.badParameter(
-                name, "\(name) does not apply to an export, which holds every row the list selects: /changes?since= its X-Catalog-Seq follows on")
+                name, "\(name) does not apply to an export, which holds the whole list: /changes?since= its X-Catalog-Seq follows on from it")
         }
         guard let slot = slots.take() else {
             throw Problem(
