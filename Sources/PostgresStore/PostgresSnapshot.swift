@@ -14,6 +14,8 @@ final class PostgresSnapshot: StoreSnapshot {
     private let connection: PostgresConnection
     private let store: PostgresCatalogStore
     private let closed = Mutex(false)
+    /// Where the rows of a keyset ordering are made into a page's (`streamedPage`).
+    private let thread = LowPriorityThread(name: "catalogd snapshot")
     /// The statement whose rows the last page read, while it has more (`streamedPage`).
     private let orderedRows = Mutex<OrderedRows?>(nil)
 
@@ -86,6 +88,7 @@ final class PostgresSnapshot: StoreSnapshot {
     deinit {
         // A snapshot let go without `close()` (a response whose body never ran): its connection ends all the same.
         if !closed.withLock({ $0 }) { connection.close().whenComplete { _ in } }
+        thread.finish()
     }
 
     func products<Rows: ProductPageRows>(_ filter: ProductFilter, page request: PageRequest, into rows: Rows) async throws -> SnapshotPage<Rows> {
@@ -97,7 +100,7 @@ final class PostgresSnapshot: StoreSnapshot {
         guard try !store.listing(.products).isRanked(request, query.search) else {
             return try await page(.products, request, query, into: rows, append: append)
         }
-        return try await streamedPage(request, PostgresConditions(query.conditions), into: rows, append: append)
+        return try await streamedPage(request, PostgresConditions(query.conditions), into: rows)
     }
 
     /// A page of products in a keyset ordering, from one statement of every row in that ordering whose rows are read as
@@ -105,7 +108,7 @@ final class PostgresSnapshot: StoreSnapshot {
     /// gave goes on with it, a round trip and a plan for the whole export where a page of its own costs one each. A
     /// page from any other cursor is read on its own.
     private func streamedPage<Rows: ProductPageRows>(
-        _ request: PageRequest, _ conditions: PostgresConditions, into rows: Rows, append: (inout Rows, PostgresRandomAccessRow) throws -> Void
+        _ request: PageRequest, _ conditions: PostgresConditions, into rows: Rows
     ) async throws -> SnapshotPage<Rows> {
         var ordered: OrderedRows
         if request.cursor == nil {
@@ -116,22 +119,27 @@ final class PostgresSnapshot: StoreSnapshot {
             ordered = open
         } else {
             // `page` stops the statement under way, whose rows are not this page's.
-            return try await page(
-                .products, request, ListQuery(conditions: [], search: nil, count: .rows), conditions: conditions, into: rows, append: append)
+            return try await page(.products, request, ListQuery(conditions: [], search: nil, count: .rows), conditions: conditions, into: rows) {
+                rows, row in try PostgresRows.withStoredProduct(row) { rows.append($0) }
+            }
         }
         // The part after this one is read before this one is handed on: whether there is one tells the next cursor.
         var part = ordered.pending ?? []
         if ordered.pending == nil { part = try await ordered.next(store: store.description) }
         let following = part.isEmpty ? [] : try await ordered.next(store: store.description)
-        var rows = rows
-        for row in part { try append(&rows, row) }
+        // Made into the page's rows on the snapshot's own thread, at a lower priority than the requests' (as on SQLite).
+        let rendered = try await thread.run { [part] in
+            var rows = rows
+            for row in part { try PostgresRows.withStoredProduct(row) { rows.append($0) } }
+            return rows
+        }
         ordered.pending = following
         ordered.nextCursor = try ordered.walk.cursors(
             firstRead: nil, lastRead: part.last.map { (try .init($0["position_sort"]), try .init($0["position_key"])) },
             hasMoreInQueryDirection: !following.isEmpty, hasRowsBehindCursor: false
         ).next
         if ordered.nextCursor != nil { orderedRows.withLock { $0 = ordered } }
-        return SnapshotPage(rows: rows, nextCursor: ordered.nextCursor)
+        return SnapshotPage(rows: rendered, nextCursor: ordered.nextCursor)
     }
 
     func films(_ filter: FilmFilter, page request: PageRequest) async throws -> SnapshotPage<[FilmRow]> {
@@ -176,6 +184,7 @@ final class PostgresSnapshot: StoreSnapshot {
             return closed
         }
         guard !wasClosed else { return }
+        thread.finish()
         orderedRows.withLock { $0.take() }?.stop()
         try? await connection.close()
     }
