@@ -88,6 +88,7 @@ final class PostgresSnapshot: StoreSnapshot {
     deinit {
         // A snapshot let go without `close()` (a response whose body never ran): its connection ends all the same.
         if !closed.withLock({ $0 }) { connection.close().whenComplete { _ in } }
+        orderedRows.withLock { $0.take() }?.stop()
         thread.finish()
     }
 
@@ -100,7 +101,8 @@ final class PostgresSnapshot: StoreSnapshot {
         guard try !store.listing(.products).isRanked(request, query.search) else {
             return try await page(.products, request, query, into: rows, append: append)
         }
-        return try await streamedPage(request, PostgresConditions(query.conditions), into: rows)
+        // The search is one of the statement's conditions: a keyset ordering reads its matches by the ordering's index.
+        return try await streamedPage(request, store.listing(.products).selecting(PostgresConditions(query.conditions), query.search), into: rows)
     }
 
     /// A page of products in a keyset ordering, from one statement of every row in that ordering whose rows are read as
@@ -112,6 +114,8 @@ final class PostgresSnapshot: StoreSnapshot {
     ) async throws -> SnapshotPage<Rows> {
         var ordered: OrderedRows
         if request.cursor == nil {
+            // The connection runs one statement at a time: one under way is stopped before another starts.
+            orderedRows.withLock { $0.take() }?.stop()
             let statement = try store.listing(.products).orderedRowsStatement(request, conditions: conditions)
             let sequence = try await connection.query(PostgresQuery(unsafeSQL: statement.sql, binds: statement.binds), logger: store.logger)
             ordered = OrderedRows(sequence, partSize: request.pageSize, walk: statement.walk)
@@ -123,23 +127,29 @@ final class PostgresSnapshot: StoreSnapshot {
                 rows, row in try PostgresRows.withStoredProduct(row) { rows.append($0) }
             }
         }
-        // The part after this one is read before this one is handed on: whether there is one tells the next cursor.
-        var part = ordered.pending ?? []
-        if ordered.pending == nil { part = try await ordered.next(store: store.description) }
-        let following = part.isEmpty ? [] : try await ordered.next(store: store.description)
-        // Made into the page's rows on the snapshot's own thread, at a lower priority than the requests' (as on SQLite).
-        let rendered = try await thread.run { [part] in
-            var rows = rows
-            for row in part { try PostgresRows.withStoredProduct(row) { rows.append($0) } }
-            return rows
+        do {
+            // The part after this one is read before this one is handed on: whether there is one tells the next cursor.
+            var part = ordered.pending ?? []
+            if ordered.pending == nil { part = try await ordered.next(store: store.description) }
+            let following = part.isEmpty ? [] : try await ordered.next(store: store.description)
+            // Made into the page's rows on the snapshot's own thread, at a lower priority than the requests' (as on SQLite).
+            let rendered = try await thread.run { [part] in
+                var rows = rows
+                for row in part { try PostgresRows.withStoredProduct(row) { rows.append($0) } }
+                return rows
+            }
+            ordered.pending = following
+            ordered.nextCursor = try ordered.walk.cursors(
+                firstRead: nil, lastRead: part.last.map { (try .init($0["position_sort"]), try .init($0["position_key"])) },
+                hasMoreInQueryDirection: !following.isEmpty, hasRowsBehindCursor: false
+            ).next
+            if ordered.nextCursor != nil { orderedRows.withLock { $0 = ordered } }
+            return SnapshotPage(rows: rendered, nextCursor: ordered.nextCursor)
+        } catch {
+            // Its reading task would wait for room in the channel for ever.
+            ordered.stop()
+            throw error
         }
-        ordered.pending = following
-        ordered.nextCursor = try ordered.walk.cursors(
-            firstRead: nil, lastRead: part.last.map { (try .init($0["position_sort"]), try .init($0["position_key"])) },
-            hasMoreInQueryDirection: !following.isEmpty, hasRowsBehindCursor: false
-        ).next
-        if ordered.nextCursor != nil { orderedRows.withLock { $0 = ordered } }
-        return SnapshotPage(rows: rendered, nextCursor: ordered.nextCursor)
     }
 
     func films(_ filter: FilmFilter, page request: PageRequest) async throws -> SnapshotPage<[FilmRow]> {

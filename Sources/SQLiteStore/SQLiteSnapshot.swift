@@ -11,13 +11,15 @@ import Synchronization
 final class SQLiteSnapshot: StoreSnapshot {
     /// The snapshot until `close()`: released then, it ends its transaction and closes its connection.
     private let open: Mutex<DatabaseSnapshot?>
-    private let thread = LowPriorityThread(name: "catalogd snapshot")
+    private let thread: LowPriorityThread
     let versions: StoreVersions
 
     init(_ database: DatabasePool) throws {
         let snapshot = try database.makeSnapshot()
         versions = try snapshot.read { try StoreVersions.fetch($0) }
         open = Mutex(snapshot)
+        // Started once nothing can fail: a snapshot that is not made has no thread to end.
+        thread = LowPriorityThread(name: "catalogd snapshot")
     }
 
     /// Reads `body` in the snapshot's transaction, on the snapshot's own thread (`LowPriorityThread`): an export's reads

@@ -49,7 +49,8 @@ struct ExportTests {
             try await seedCatalogue(components.store, products: 250)
             let seq = try await components.store.versions().lastSeq
             for query in [
-                "", "ordering=-price", "category=c1&ordering=name", "search=lamp", "search=blue%20lamp&ordering=-relevance", "in_stock=true",
+                "", "ordering=-price", "category=c1&ordering=name", "search=lamp", "search=blue%20lamp&ordering=-relevance",
+                "search=lamp&ordering=price", "in_stock=true",
             ] {
                 let exported = try await get(client, "/products?\(query)&format=ndjson")
                 #expect(exported.status == .ok, "\(query): \(String(buffer: exported.body))")
