@@ -83,25 +83,26 @@ struct RequestURLs: Sendable {
     /// The whole of the request's list in `format` (`Exports`): its parameters but the paging (`cursor`, `page_size`),
     /// `facets` and `format`, then `format=`.
     static func exportURL(base: String, request: Request, format: ExportFormat) -> String {
-        var url = base + request.uri.path + "?"
-        for parameter in (request.uri.query ?? "").split(separator: "&") {
-            let name = parameter.prefix { $0 != "=" }
-            guard !["cursor", "page_size", "facets", "format"].contains(name) else { continue }
-            url += parameter + "&"
-        }
-        return url + "format=" + format.rawValue
+        url(base: base, request: request, leavingOut: ["cursor", "page_size", "facets", "format"], then: ("format", format.rawValue))
     }
 
     /// The request's list narrowed to `value` of the parameter `name`, from its first page unless `keepingCursor`:
     /// the request's other parameters, then `name=value`.
     static func narrowedURL(base: String, request: Request, name: String, value: String, keepingCursor: Bool = false) -> String {
+        let leftOut: Set<Substring> = keepingCursor ? [Substring(name)] : [Substring(name), "cursor"]
+        return url(base: base, request: request, leavingOut: leftOut, then: (name, PathComponent.encode(value)))
+    }
+
+    /// The request's path and parameters as it sent them but those named in `leftOut`, then `parameter` (its value
+    /// encoded already).
+    private static func url(base: String, request: Request, leavingOut leftOut: Set<Substring>, then parameter: (name: String, value: String))
+        -> String
+    {
         var url = base + request.uri.path + "?"
-        for parameter in (request.uri.query ?? "").split(separator: "&") {
-            let parameterName = parameter.prefix { $0 != "=" }
-            guard keepingCursor || parameterName != "cursor", parameterName != name else { continue }
-            url += parameter + "&"
+        for kept in (request.uri.query ?? "").split(separator: "&") where !leftOut.contains(kept.prefix { $0 != "=" }) {
+            url += kept + "&"
         }
-        return url + name + "=" + PathComponent.encode(value)
+        return url + parameter.name + "=" + parameter.value
     }
 
     /// `cursor` or `cursor=…`.
