@@ -20,13 +20,8 @@ struct CategoriesController<Context: RequestContext> {
         if let export = format.export {
             let filter = CategoryFilter(search: try QueryReader(request).search())
             return try await exports.respond(
-                request, format: export, resource: "categories", csvHeader: Representations.categoryCSVHeader, logger: context.logger
-            ) { snapshot, page, representations in
-                let batch = try await snapshot.categories(filter, page: page)
-                return (
-                    Exports.lines(batch.rows, format: export, json: representations.category, csv: representations.categoryCSV), batch.nextCursor
-                )
-            }
+                request, format: export, resource: "categories", csvHeader: Representations.categoryCSVHeader, logger: context.logger,
+                read: { snapshot, page in try await snapshot.categories(filter, page: page) }, json: { $0.category }, csv: { $0.categoryCSV })
         }
         return try await reads.list(
             request,

@@ -23,11 +23,8 @@ struct FilmsController<Context: RequestContext> {
         if let export = format.export {
             let filter = try Self.filter(QueryReader(request))
             return try await exports.respond(
-                request, format: export, resource: "films", csvHeader: Representations.filmCSVHeader, logger: context.logger
-            ) { snapshot, page, representations in
-                let batch = try await snapshot.films(filter, page: page)
-                return (Exports.lines(batch.rows, format: export, json: representations.film, csv: representations.filmCSV), batch.nextCursor)
-            }
+                request, format: export, resource: "films", csvHeader: Representations.filmCSVHeader, logger: context.logger,
+                read: { snapshot, page in try await snapshot.films(filter, page: page) }, json: { $0.film }, csv: { $0.filmCSV })
         }
         return try await reads.list(
             request,

@@ -128,12 +128,20 @@ struct Exports: Sendable {
             })
     }
 
-    /// A batch of `rows` in `format`, each written as JSON by `json` or as CSV by `csv`.
-    static func lines<Row>(
-        _ rows: [Row], format: ExportFormat, json: (Row, inout JSONWriter) -> Void, csv: (Row, inout CSVWriter) -> Void
-    ) -> ExportLines {
-        var lines = ExportLines(format: format, capacity: rows.count * 1024)
-        for row in rows { lines.append(json: { json(row, &$0) }, csv: { csv(row, &$0) }) }
-        return lines
+    /// The streamed export of a list whose rows a snapshot reads as values (films, categories): `read` reads a page of
+    /// them, and each is written as JSON by `json` or as CSV by `csv`.
+    func respond<Row: Sendable>(
+        _ request: Request, format: ExportFormat, resource: String, csvHeader: [String], logger: Logger,
+        read: @escaping @Sendable (any StoreSnapshot, PageRequest) async throws -> SnapshotPage<[Row]>,
+        json: @escaping @Sendable (Representations) -> (Row, inout JSONWriter) -> Void,
+        csv: @escaping @Sendable (Representations) -> (Row, inout CSVWriter) -> Void
+    ) async throws -> Response {
+        try await respond(request, format: format, resource: resource, csvHeader: csvHeader, logger: logger) { snapshot, page, representations in
+            let batch = try await read(snapshot, page)
+            let (writeJSON, writeCSV) = (json(representations), csv(representations))
+            var lines = ExportLines(format: format, capacity: batch.rows.count * 1024)
+            for row in batch.rows { lines.append(json: { writeJSON(row, &$0) }, csv: { writeCSV(row, &$0) }) }
+            return (lines, batch.nextCursor)
+        }
     }
 }
