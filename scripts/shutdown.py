@@ -6,8 +6,9 @@
    and `catalogd check` passes.
 2. The stuck stop, on SQLite and (with --postgres-url) on PostgreSQL: a history of 30,000 changes, 30 followers
    whose clients never read (small receive buffers and 536-byte segments, as a phone asleep on a mobile network),
-   then SIGTERM: passes when catalogd exits 0 within its --shutdown-timeout and a second (the default 10 s, and 2 s),
-   and the store then passes `catalogd check`.
+   an export of the 30,000 products whose client never reads and one read slowly, then SIGTERM: passes when catalogd
+   exits 0 within its --shutdown-timeout and a second (the default 10 s, and 2 s), the export being read ends as a
+   truncated transfer, and the store then passes `catalogd check`.
 3. A kill -9 during an import, on SQLite and (with --postgres-url) on PostgreSQL: a second import that rewrites every
    name of 100,000 products is killed a second in; passes when `catalogd check` (which compares the search index with the rows)
    passes, a search finds the names of the first import only, and the second import run again is found by its names.
@@ -28,6 +29,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 
@@ -117,17 +119,50 @@ def under_traffic(args):
 SHUTDOWN_DEFAULT_SECONDS = 10
 
 
-def silent_follower(port, since=0):
+def silent_follower(port, since=0, path=None):
     """A follower that sends its request and never reads: a 4 KiB receive buffer, and 536-byte segments, with which
     the server's kernel takes under 200 KiB for the connection (over loopback's 64 KiB segments it would take
-    megabytes before the server had to wait)."""
+    megabytes before the server had to wait). `path` asks for something else than the change stream."""
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, 536)
     sock.settimeout(5)
     sock.connect(("127.0.0.1", port))
-    sock.sendall(f"GET /changes?since={since} HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n".encode())
+    request = path or f"/changes?since={since}"
+    sock.sendall(f"GET {request} HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n".encode())
     return sock
+
+
+class SlowExport:
+    """An NDJSON export of every product read 4 KiB every 20 ms, far slower than the server sends it, in a thread of
+    its own until the server closes the connection; `truncated` tells whether the body ended without the chunked
+    transfer's last chunk, as an export cut by a stop must."""
+
+    def __init__(self, port):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+        self.sock.sendall(b"GET /products?format=ndjson HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        self.received = b""
+        self.thread = threading.Thread(target=self.read, daemon=True)
+        self.thread.start()
+
+    def read(self):
+        deadline = time.monotonic() + 120
+        try:
+            while time.monotonic() < deadline:
+                chunk = self.sock.recv(4096)
+                if not chunk:
+                    return
+                self.received += chunk
+                time.sleep(0.02)
+        except OSError:
+            return
+
+    def finish(self):
+        """Waits for the server to close the connection; whether the export was under way and then cut."""
+        self.thread.join(timeout=130)
+        self.sock.close()
+        head, _, body = self.received.partition(b"\r\n\r\n")
+        return head.startswith(b"HTTP/1.1 200") and body.count(b"\n") > 1 and not body.endswith(b"\r\n0\r\n\r\n")
 
 
 def wait_until_idle(pid, seconds=180):
@@ -163,7 +198,8 @@ def streams_connected(port):
 
 
 def stuck_stop(args, database, shutdown_timeout, work):
-    """SIGTERM with 30 followers that never read, on a history of 30,000 changes; returns failures."""
+    """SIGTERM with 30 followers that never read, on a history of 30,000 changes, beside two exports of the 30,000
+    products, one whose client never reads and one read slowly; returns failures."""
     port = free_port()
     # A send timeout far longer than the run, so that the followers are still there when SIGTERM comes.
     flags = ["--send-timeout", "10m"] + ([] if shutdown_timeout is None else ["--shutdown-timeout", f"{shutdown_timeout}s"])
@@ -174,13 +210,15 @@ def stuck_stop(args, database, shutdown_timeout, work):
                                        "--import-interval", "off", *flags], env=dict(CATALOG_FILMS_URL="", CATALOG_PRODUCTS_URL=""))
     try:
         wait_for(f"http://127.0.0.1:{port}/readyz", 30)
-        sockets = [silent_follower(port) for _ in range(30)]
+        sockets = [silent_follower(port) for _ in range(30)] + [silent_follower(port, path="/products?format=ndjson")]
+        export = SlowExport(port)
         wait_until_idle(server.pid)
         connected = streams_connected(port)
         started = time.monotonic()
         server.terminate()
         code = server.wait(timeout=60)
         seconds = time.monotonic() - started
+        export_cut = export.finish()
     finally:
         for sock in sockets:
             sock.close()
@@ -189,9 +227,10 @@ def stuck_stop(args, database, shutdown_timeout, work):
     engine = "PostgreSQL" if database.startswith("postgres") else "SQLite"
     setting = f"--shutdown-timeout {shutdown_timeout}s" if shutdown_timeout else f"the default {SHUTDOWN_DEFAULT_SECONDS} s"
     print(f"{engine}, {connected} followers that never read, {setting}: SIGTERM to exit {seconds:.2f} s, exit {code}; "
-          f"check exit {check.returncode}")
+          f"check exit {check.returncode}; the export being read {'was cut' if export_cut else 'was NOT cut'}")
     return [why for ok, why in [
         (connected == 30, f"{engine}: {connected} of 30 followers were connected at SIGTERM"),
+        (export_cut, f"{engine}: the export under way at SIGTERM was not a truncated transfer"),
         (code == 0, f"{engine}: exit {code}"), (seconds < limit, f"{engine}: the stop took {seconds:.1f} s, over {limit} s"),
         (check.returncode == 0, f"{engine}: {check.stdout}")] if not ok]
 
