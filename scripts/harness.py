@@ -59,6 +59,28 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def host_busy_seconds():
+    """CPU seconds the host's cores have spent busy so far (user, nice, system, interrupts), all cores together."""
+    with open("/proc/stat") as f:
+        fields = f.readline().split()[1:]
+    user, nice, system, _, _, irq, softirq = (int(value) for value in fields[:7])
+    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
+
+
+def wait_until_host_idle(seconds=300, quiet=2):
+    """Returns once the host's cores together spend under a tenth of a core for `quiet` seconds in a row: a server
+    just started, and its database, have finished the work they begin with."""
+    deadline = time.monotonic() + seconds
+    still = 0
+    while time.monotonic() < deadline:
+        before = host_busy_seconds()
+        time.sleep(1)
+        still = still + 1 if host_busy_seconds() - before < 0.1 else 0
+        if still >= quiet:
+            return
+    raise RuntimeError(f"the host was still busy after {seconds} s")
+
+
 class Processes:
     """Every process started through it, stopped on the way out (a `with` block, or `stop_all`): SIGTERM, then
     SIGKILL for one still running `timeout` seconds later. With `logs`, a process started with a name writes its

@@ -72,18 +72,10 @@ public struct UnsafeJSONCursor {
         repaired.withUTF8 { escaped($0) }
     }
 
-    /// Whether `bytes` are UTF-8, checked in place: every page writes its non-ASCII text through here, and
-    /// `String(validating:)` would make a string of each only to throw it away.
+    /// Whether `bytes` are UTF-8, checked in place by the standard library's validator: every page writes its
+    /// non-ASCII text through here, and `String(validating:)` would make a string of each only to throw it away.
     private static func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var parser = Unicode.UTF8.ForwardParser()
-        var iterator = bytes.makeIterator()
-        while true {
-            switch parser.parseScalar(from: &iterator) {
-            case .valid: continue
-            case .emptyInput: return true
-            case .error: return false
-            }
-        }
+        (try? UTF8Span(validating: Span(_unsafeElements: bytes))) != nil
     }
 
     private mutating func escape(_ byte: UInt8) {

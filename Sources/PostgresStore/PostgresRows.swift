@@ -55,33 +55,43 @@ enum PostgresRows {
     /// The product in a row of the columns of `productColumns`, which every product query selects first and in that
     /// order: read by position, as a page reads a hundred of them and a lookup by name costs a hash each. Its
     /// text is copied once, into one buffer lent to `body`.
-    static func withStoredProduct<Result>(_ row: PostgresRandomAccessRow, _ body: (StoredProduct) throws -> Result) throws -> Result {
+    static func withStoredProduct<Row: Collection<PostgresCell>, Result>(
+        _ row: Row, _ body: (StoredProduct) throws -> Result
+    ) throws -> Result {
         var text: [UInt8] = []
         text.reserveCapacity(512)
         var ranges: [Range<Int>] = []
-        ranges.reserveCapacity(productTextPositions.count)
-        for index in productTextPositions {
-            let cell = row[index]
+        ranges.reserveCapacity(ProductColumn.allCases.count)
+        var integers: InlineArray<3, Int64> = [0, 0, 0]
+        var integerCount = 0
+        // One pass over the cells in column order: a cell made once, its bytes copied whole.
+        for (cell, column) in zip(row, ProductColumn.allCases) {
+            guard column.isText else {
+                guard integerCount < integers.count else { break }
+                integers[integerCount] = try cell.decode(Int64.self)
+                integerCount += 1
+                continue
+            }
             guard let bytes = cell.bytes, cell.dataType == .text else {
                 throw UnreadableStoredValue(column: "products.\(cell.columnName)", value: cell.bytes == nil ? "NULL" : "\(cell.dataType)")
             }
             let start = text.count
-            text.append(contentsOf: bytes.readableBytesView)
+            bytes.withUnsafeReadableBytes { text.append(contentsOf: $0) }
             ranges.append(start..<text.count)
         }
-        func integer(_ index: Int) throws -> Int64 { try row[index].decode(Int64.self) }
-        let (priceMicros, stock, changedSeq) = (try integer(6), try integer(7), try integer(11))
+        guard integerCount == integers.count, ranges.count == ProductColumn.allCases.count - 3 else {
+            throw UnreadableStoredValue(column: "products", value: "a row of \(row.count) columns")
+        }
         return try text.withUnsafeBufferPointer { bytes in
             func field(_ number: Int) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[ranges[number]]) }
             return try body(
                 StoredProduct(
                     serialCode: field(0), name: field(1), description: field(2), category: field(3), brand: field(4), price: field(5),
-                    priceMicros: priceMicros, stock: stock, updatedAt: field(6), sourceURL: field(7), source: field(8), changedSeq: changedSeq))
+                    priceMicros: integers[0], stock: integers[1], updatedAt: field(6), sourceURL: field(7), source: field(8),
+                    changedSeq: integers[2]))
         }
     }
 
-    /// Where the text columns are in `productColumns`.
-    private static let productTextPositions = ProductColumn.allCases.filter(\.isText).map(\.position)
 
     static func category(_ row: PostgresRandomAccessRow) throws -> CategoryRow {
         CategoryRow(name: try row["name"].decode(String.self), productCount: Int(try row["product_count"].decode(Int64.self)))

@@ -25,21 +25,23 @@ final class PostgresSnapshot: StoreSnapshot {
     /// the page that goes on with it names are kept here.
     private struct OrderedRows: Sendable {
         /// Parts of rows; the end carries the statement's failure, if it failed.
-        let channel = BatchChannel<[PostgresRandomAccessRow], (any Error)?>(capacity: 1)
+        let channel = BatchChannel<[PostgresRow], (any Error)?>(capacity: 1)
         let walk: KeysetWalk
-        var pending: [PostgresRandomAccessRow]?
+        var pending: [PostgresRow]?
         var nextCursor: String?
 
         init(_ rows: PostgresRowSequence, partSize: Int, walk: KeysetWalk) {
             self.walk = walk
             Task { [channel] in
                 do {
-                    var part: [PostgresRandomAccessRow] = []
+                    var part: [PostgresRow] = []
+                    part.reserveCapacity(partSize)
                     for try await row in rows {
-                        part.append(row.makeRandomAccess())
+                        part.append(row)
                         if part.count == partSize {
                             try await channel.send(part)
                             part = []
+                            part.reserveCapacity(partSize)
                         }
                     }
                     if !part.isEmpty { try await channel.send(part) }
@@ -51,7 +53,7 @@ final class PostgresSnapshot: StoreSnapshot {
         }
 
         /// The next part; empty after the last.
-        func next(store: String) async throws -> [PostgresRandomAccessRow] {
+        func next(store: String) async throws -> [PostgresRow] {
             switch await channel.next(within: .seconds(600)) {
             case .batch(let part): return part
             case .end(nil): return []
@@ -77,6 +79,10 @@ final class PostgresSnapshot: StoreSnapshot {
         let connection = try await PostgresCheckConnection.connect(to: store.location, within: store.connectionWait, logger: store.logger)
         do {
             try await connection.query(PostgresQuery(unsafeSQL: PostgresTransactionKind.read.rawValue), logger: store.logger)
+            // No parallel workers: a whole ordered list would be sorted by three processes and spilled to disk before
+            // its first row; one walks the ordering's index, sends from the first row on, and leaves the server's
+            // other cores to the replicas' requests.
+            try await connection.query("SET LOCAL max_parallel_workers_per_gather = 0", logger: store.logger)
             let versions = try await PostgresCatalogStore.versions(connection, logger: store.logger)
             return PostgresSnapshot(connection: connection, versions: versions, store: store)
         } catch {
@@ -140,7 +146,7 @@ final class PostgresSnapshot: StoreSnapshot {
             }
             ordered.pending = following
             ordered.nextCursor = try ordered.walk.cursors(
-                firstRead: nil, lastRead: part.last.map { (try .init($0["position_sort"]), try .init($0["position_key"])) },
+                firstRead: nil, lastRead: part.last.map { $0.makeRandomAccess() }.map { (try .init($0["position_sort"]), try .init($0["position_key"])) },
                 hasMoreInQueryDirection: !following.isEmpty, hasRowsBehindCursor: false
             ).next
             if ordered.nextCursor != nil { orderedRows.withLock { $0 = ordered } }
