@@ -92,7 +92,6 @@ enum PostgresRows {
         }
     }
 
-
     static func category(_ row: PostgresRandomAccessRow) throws -> CategoryRow {
         CategoryRow(name: try row["name"].decode(String.self), productCount: Int(try row["product_count"].decode(Int64.self)))
     }

@@ -146,7 +146,8 @@ final class PostgresSnapshot: StoreSnapshot {
             }
             ordered.pending = following
             ordered.nextCursor = try ordered.walk.cursors(
-                firstRead: nil, lastRead: part.last.map { $0.makeRandomAccess() }.map { (try .init($0["position_sort"]), try .init($0["position_key"])) },
+                firstRead: nil,
+                lastRead: part.last.map { $0.makeRandomAccess() }.map { (try .init($0["position_sort"]), try .init($0["position_key"])) },
                 hasMoreInQueryDirection: !following.isEmpty, hasRowsBehindCursor: false
             ).next
             if ordered.nextCursor != nil { orderedRows.withLock { $0 = ordered } }
