@@ -98,8 +98,7 @@ extension PostgresCatalogStore {
         }
         return try await listing.page(
             connection, request: request, filters: filters, search: search, count: count, walkIn: walkIn, store: description,
-            logger: logger, into: rows
-        ) { rows, row in try PostgresRows.withStoredProduct(row) { rows.append($0) } }
+            logger: logger, into: rows, append: PostgresRows.appendProduct)
     }
 
     /// The statement that counts the products `query` selects when the derived counts of categories answer it,

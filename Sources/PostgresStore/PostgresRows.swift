@@ -79,7 +79,7 @@ enum PostgresRows {
             bytes.withUnsafeReadableBytes { text.append(contentsOf: $0) }
             ranges.append(start..<text.count)
         }
-        guard integerCount == integers.count, ranges.count == ProductColumn.allCases.count - 3 else {
+        guard integerCount == integers.count, ranges.count == ProductColumn.allCases.count - integers.count else {
             throw UnreadableStoredValue(column: "products", value: "a row of \(row.count) columns")
         }
         return try text.withUnsafeBufferPointer { bytes in
@@ -90,6 +90,11 @@ enum PostgresRows {
                     priceMicros: integers[0], stock: integers[1], updatedAt: field(6), sourceURL: field(7), source: field(8),
                     changedSeq: integers[2]))
         }
+    }
+
+    /// Appends the product in `row` (`withStoredProduct`) to a page's rows.
+    static func appendProduct<Rows: ProductPageRows, Row: Collection<PostgresCell>>(to rows: inout Rows, _ row: Row) throws {
+        try withStoredProduct(row) { rows.append($0) }
     }
 
     static func category(_ row: PostgresRandomAccessRow) throws -> CategoryRow {

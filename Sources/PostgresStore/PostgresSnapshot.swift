@@ -101,11 +101,8 @@ final class PostgresSnapshot: StoreSnapshot {
     func products<Rows: ProductPageRows>(_ filter: ProductFilter, page request: PageRequest, into rows: Rows) async throws -> SnapshotPage<Rows> {
         let query = filter.query
         let request = request.ranked(by: query.search, in: .products)
-        let append: (inout Rows, PostgresRandomAccessRow) throws -> Void = { rows, row in
-            try PostgresRows.withStoredProduct(row) { rows.append($0) }
-        }
         guard try !store.listing(.products).isRanked(request, query.search) else {
-            return try await page(.products, request, query, into: rows, append: append)
+            return try await page(.products, request, query, into: rows, append: PostgresRows.appendProduct)
         }
         // The search is one of the statement's conditions: a keyset ordering reads its matches by the ordering's index.
         return try await streamedPage(request, store.listing(.products).selecting(PostgresConditions(query.conditions), query.search), into: rows)
@@ -129,9 +126,9 @@ final class PostgresSnapshot: StoreSnapshot {
             ordered = open
         } else {
             // `page` stops the statement under way, whose rows are not this page's.
-            return try await page(.products, request, ListQuery(conditions: [], search: nil, count: .rows), conditions: conditions, into: rows) {
-                rows, row in try PostgresRows.withStoredProduct(row) { rows.append($0) }
-            }
+            return try await page(
+                .products, request, ListQuery(conditions: [], search: nil, count: .rows), conditions: conditions, into: rows,
+                append: PostgresRows.appendProduct)
         }
         do {
             // The part after this one is read before this one is handed on: whether there is one tells the next cursor.
@@ -141,7 +138,7 @@ final class PostgresSnapshot: StoreSnapshot {
             // Made into the page's rows on the snapshot's own thread, at a lower priority than the requests' (as on SQLite).
             let rendered = try await thread.run { [part] in
                 var rows = rows
-                for row in part { try PostgresRows.withStoredProduct(row) { rows.append($0) } }
+                for row in part { try PostgresRows.appendProduct(to: &rows, row) }
                 return rows
             }
             ordered.pending = following
