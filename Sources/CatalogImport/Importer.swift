@@ -64,7 +64,7 @@ public actor Importer {
         try await awaitFinishedRun(of: source)
         guard let location = override ?? locations.location(of: source) else { throw ImportStartError.notConfigured(source) }
         // One run of a source at a time in the whole deployment: this process, another on the same store, a replica.
-        let claim: any ImportClaim
+        let claim: any StoreClaim
         switch try await store.claimImport(of: source) {
         case .claimed(let claimed): claim = claimed
         case .heldElsewhere(let runningImport): throw ImportStartError.alreadyRunning(runningImport ?? running[source]?.id)
@@ -142,7 +142,7 @@ public actor Importer {
     /// Runs one import to its recorded end, then gives back its claim and leaves `running`, in that order: the
     /// next start, here or anywhere, finds the source free as soon as it can see this run ended.
     private nonisolated func perform(
-        _ report: ImportReport, location: String, claim: any ImportClaim, progress: @escaping @Sendable (Int, Int) -> Void
+        _ report: ImportReport, location: String, claim: any StoreClaim, progress: @escaping @Sendable (Int, Int) -> Void
     ) async -> ImportReport {
         let started = ContinuousClock.now
         var report = report
@@ -198,7 +198,7 @@ public actor Importer {
     /// Reads the listing of `report`'s source within the run timeout and applies it in one transaction; returns the
     /// final report and when the last page was read (a streamed listing is written while it is read).
     private nonisolated func readAndApply(
-        _ report: inout ImportReport, location: String, claim: any ImportClaim, streams: Bool, progress: @escaping @Sendable (Int, Int) -> Void
+        _ report: inout ImportReport, location: String, claim: any StoreClaim, streams: Bool, progress: @escaping @Sendable (Int, Int) -> Void
     ) async throws -> (ImportReport, ContinuousClock.Instant) {
         let started = ContinuousClock.now
         let previousPages = try await store.feedPages(source: report.source)

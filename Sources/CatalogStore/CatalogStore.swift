@@ -116,7 +116,7 @@ public protocol CatalogStore: Service, CustomStringConvertible {
     /// Mirrors a complete listing, remembers its pages and finishes the report, in one transaction: readers see
     /// the previous state until the commit and never half of a run; nothing is applied unless `claim` (of the
     /// report's source) is still held.
-    func completeImport(_ report: ImportReport, listing: CompletedListing, under claim: any ImportClaim) async throws -> ImportReport
+    func completeImport(_ report: ImportReport, listing: CompletedListing, under claim: any StoreClaim) async throws -> ImportReport
     /// Records a failed run; the catalogue itself is untouched.
     func failImport(_ report: ImportReport) async throws
     func importReports(page request: PageRequest) async throws -> Page<[ImportReport]>
@@ -136,6 +136,30 @@ public protocol CatalogStore: Service, CustomStringConvertible {
     func revokeToken(name: String) async throws -> Bool
     /// Records when a token was last used.
     func recordTokenUse(name: String, at: String) async throws
+
+    // MARK: Webhooks
+    //
+    // Subscriptions to the history, kept apart from the catalogue as tokens are.
+
+    /// Keeps a new active subscription that delivers the changes after `since` (nil: after the newest seq, read in the
+    /// same transaction); nil when `limit` subscriptions exist already. Throws `HistoryGone` when `since` is older
+    /// than the retained history.
+    func createWebhook(url: String, entities: [Change.Entity], secret: String, since: Int64?, limit: Int) async throws -> Webhook?
+    /// Every subscription, by id.
+    func webhooks() async throws -> [Webhook]
+    func webhook(id: Int64) async throws -> Webhook?
+    /// Deletes a subscription and its attempts; false when there was none.
+    func deleteWebhook(id: Int64) async throws -> Bool
+    /// Stores the delivery state of `webhook` (all but its id, url, entities, secret and creation time) and
+    /// records `attempt`, when there is one, keeping each subscription's newest `WebhookAttempt.kept` attempts, in
+    /// one transaction, and only if its delivered seq is still `expectedDeliveredSeq` and its state `expectedState`;
+    /// false, changing nothing, when it was deleted or moved meanwhile (resumed, or delivered by another replica).
+    func updateWebhook(_ webhook: Webhook, expectedDeliveredSeq: Int64, expectedState: Webhook.State, attempt: WebhookAttempt?) async throws
+        -> Bool
+    /// A subscription's attempts, newest first, at most `limit`.
+    func webhookAttempts(id: Int64, limit: Int) async throws -> [WebhookAttempt]
+    /// Takes the right to send the webhooks' deliveries for the whole deployment; nil when another process holds it.
+    func claimWebhookDelivery() async throws -> (any StoreClaim)?
 }
 
 extension CatalogStore {

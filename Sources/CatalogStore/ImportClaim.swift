@@ -1,17 +1,9 @@
 import CatalogModel
 
-/// The right to run an import of one source, held by one process of a deployment at a time (every replica on
-/// one store), until `release()` or until the process holding it stops: a claim dies with its process, so a
-/// replica killed mid-import never blocks the next run.
-public protocol ImportClaim: Sendable {
-    /// Gives the right back; calling it again does nothing.
-    func release() async
-}
-
 /// What asking for the right to run an import gives.
 public enum ImportClaimOutcome: Sendable {
     /// The right, now this process's. Runs left `running` by a process that stopped are already marked failed.
-    case claimed(any ImportClaim)
+    case claimed(any StoreClaim)
     /// Another process holds it; the id of the run it reports as in progress, when there is one yet.
     case heldElsewhere(runningImport: Int64?)
 }

@@ -13,7 +13,7 @@ public protocol ImportStaging: Sendable {
     /// conditional requests and finishes the report, in one transaction, as `CatalogStore.completeImport` does with
     /// a listing held in memory: nothing is applied unless `claim` is still held. Each engine's staging applies
     /// itself, so that no engine has to ask which kind of staging it was given.
-    func complete(_ report: ImportReport, pages: [FeedPageState], under claim: any ImportClaim) async throws -> ImportReport
+    func complete(_ report: ImportReport, pages: [FeedPageState], under claim: any StoreClaim) async throws -> ImportReport
     /// Drops everything staged; called once the run has been applied or has failed, even from a cancelled task.
     func discard() async
 }

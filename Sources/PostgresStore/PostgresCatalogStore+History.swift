@@ -6,11 +6,7 @@ import PostgresNIO
 extension PostgresCatalogStore {
     public func changes(since: Int64, limit: Int, entity: Change.Entity?) async throws -> ChangeSlice {
         try await transaction(.read) { connection in
-            let lastSeq = try await Self.versions(connection, logger: logger).lastSeq
-            var oldest: Int64?
-            for try await seq in try await connection.query("SELECT MIN(seq) FROM changes", logger: logger).decode(Int64?.self) { oldest = seq }
-            // Every seq up to the horizon is either retained or known to be followed by nothing missing.
-            let horizon = (oldest ?? (lastSeq + 1)) - 1
+            let (lastSeq, horizon) = try await historyBounds(connection)
             if since < horizon { throw HistoryGone(since: since, horizon: horizon, lastSeq: lastSeq) }
             var conditions = PostgresConditions()
             conditions.add("seq > \(conditions.parameter(since))")
@@ -29,6 +25,15 @@ extension PostgresCatalogStore {
             }
             return ChangeSlice(changes: changes, lastSeq: lastSeq, pending: pending)
         }
+    }
+
+    /// The newest seq, and the horizon: every seq up to it is either retained or known to be followed by nothing
+    /// missing, so a position older than it has lost changes to pruning.
+    func historyBounds(_ connection: PostgresConnection) async throws -> (lastSeq: Int64, horizon: Int64) {
+        let lastSeq = try await Self.versions(connection, logger: logger).lastSeq
+        var oldest: Int64?
+        for try await seq in try await connection.query("SELECT MIN(seq) FROM changes", logger: logger).decode(Int64?.self) { oldest = seq }
+        return (lastSeq, (oldest ?? (lastSeq + 1)) - 1)
     }
 
     public func changes(of entity: Change.Entity, key: String, limit: Int) async throws -> [Change] {

@@ -22,8 +22,8 @@ extension PostgresCatalogStore {
     /// stopped, and are marked failed (with the imports version, in one transaction).
     public func claimImport(of source: FeedSource) async throws -> ImportClaimOutcome {
         let logger = logger
-        let claim = try await PostgresImportClaim.claim(
-            source, client: client, logger: logger, wait: connectionWait, store: description
+        let claim = try await PostgresClaim.claim(
+            PostgresLock.importRun(source), client: client, logger: logger, wait: connectionWait, store: description
         ) { connection in
             try await connection.query("BEGIN ISOLATION LEVEL READ COMMITTED", logger: logger)
             do {
@@ -93,7 +93,7 @@ extension PostgresCatalogStore {
 
     /// Applies the run only while its claim is still held, checked inside the transaction: a claim whose connection
     /// ended may already be another replica's.
-    public func completeImport(_ report: ImportReport, listing: CompletedListing, under claim: any ImportClaim) async throws -> ImportReport {
+    public func completeImport(_ report: ImportReport, listing: CompletedListing, under claim: any StoreClaim) async throws -> ImportReport {
         let (pages, logger) = (listing.pagesToRecord, logger)
         switch listing.records {
         case .films(let films):
@@ -114,13 +114,13 @@ extension PostgresCatalogStore {
     /// Writes one run's listing with `write` and finishes the run, in one recording transaction, while `claim` is
     /// held; then refreshes the statistics when the run rewrote much (`refreshStatistics`).
     func writeImport(
-        _ report: ImportReport, pages: [FeedPageState]?, under claim: any ImportClaim,
+        _ report: ImportReport, pages: [FeedPageState]?, under claim: any StoreClaim,
         _ write: @escaping @Sendable (inout PostgresChangeLog, WriteMode) async throws -> WriteCounts
     ) async throws -> ImportReport {
-        guard let claim = claim as? PostgresImportClaim else { throw ForeignImportPart("import claim", store: description) }
+        guard let claim = claim as? PostgresClaim else { throw ForeignImportPart("import claim", store: description) }
         let logger = logger
         let completed = try await recordingTransaction(author: report.source.author) { connection, log in
-            try await claim.verify(on: connection, logger: logger)
+            guard try await claim.isHeld(on: connection, logger: logger) else { throw ImportClaimLost(source: report.source) }
             let counts = try await write(&log, .mirror(report.source))
             return try await Self.finishImport(report, counts: counts, pages: pages, log: log)
         }

@@ -23,7 +23,7 @@ struct PostgresImportStaging: ImportStaging {
     }
 
     /// Applies the staged listing in one recording transaction, while the claim is held.
-    func complete(_ report: ImportReport, pages: [FeedPageState], under claim: any ImportClaim) async throws -> ImportReport {
+    func complete(_ report: ImportReport, pages: [FeedPageState], under claim: any StoreClaim) async throws -> ImportReport {
         let staged = staged
         return try await store.writeImport(report, pages: pages, under: claim) { log, mode in
             try await PostgresProductWriter(mode: mode).apply(staged, log: &log)

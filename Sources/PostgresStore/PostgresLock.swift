@@ -12,6 +12,9 @@ enum PostgresLock {
     /// Held by every transaction that takes seqs, from before it reads the last seq until it commits.
     static let history = namespace | 2
 
+    /// Held, at session level on a connection of its own, by the replica sending the webhooks' deliveries.
+    static let webhookDelivery = namespace | 3
+
     /// Held, at session level on a connection of its own, by the replica running an import of `source`.
     static func importRun(_ source: FeedSource) -> Int64 {
         namespace | (0x10 + Int64(FeedSource.allCases.firstIndex(of: source) ?? 0))

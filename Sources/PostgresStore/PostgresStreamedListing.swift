@@ -20,7 +20,7 @@ final class PostgresStreamedListing: ImportStaging {
     struct Completion: Sendable {
         let report: ImportReport
         let pages: [FeedPageState]
-        let claim: PostgresImportClaim
+        let claim: PostgresClaim
     }
 
     private let transaction: StreamedListingTransaction<Completion>
@@ -44,7 +44,9 @@ final class PostgresStreamedListing: ImportStaging {
                         try await PostgresProductWriter.insertNew(batch, source: source, log: &log)
                         inserted += batch.count
                     case .end(let end):
-                        try await end.claim.verify(on: connection, logger: log.logger)
+                        guard try await end.claim.isHeld(on: connection, logger: log.logger) else {
+                            throw ImportClaimLost(source: end.report.source)
+                        }
                         return try await PostgresCatalogStore.finishImport(
                             end.report, counts: WriteCounts(inserted: inserted), pages: end.pages, log: log)
                     }
@@ -60,8 +62,8 @@ final class PostgresStreamedListing: ImportStaging {
     }
 
     /// Finishes the run's transaction with its report and pages, and commits it while `claim` is held.
-    func complete(_ report: ImportReport, pages: [FeedPageState], under claim: any ImportClaim) async throws -> ImportReport {
-        guard let claim = claim as? PostgresImportClaim else { throw ForeignImportPart("import claim", store: store.description) }
+    func complete(_ report: ImportReport, pages: [FeedPageState], under claim: any StoreClaim) async throws -> ImportReport {
+        guard let claim = claim as? PostgresClaim else { throw ForeignImportPart("import claim", store: store.description) }
         let completed = try await transaction.complete(Completion(report: report, pages: pages, claim: claim))
         await store.refreshStatistics(after: completed)
         return completed

@@ -7,10 +7,7 @@ extension SQLiteCatalogStore {
     /// older than the retained history.
     public func changes(since: Int64, limit: Int, entity: Change.Entity?) async throws -> ChangeSlice {
         try await read { db in
-            let lastSeq = try StoreVersions.lastSeq(db)
-            let oldest = try Int64.fetchOne(try db.cachedStatement(sql: "SELECT MIN(seq) FROM changes"))
-            // Every seq up to the horizon is either retained or known to be followed by nothing missing.
-            let horizon = (oldest ?? (lastSeq + 1)) - 1
+            let (lastSeq, horizon) = try Self.historyBounds(db)
             if since < horizon {
                 throw HistoryGone(since: since, horizon: horizon, lastSeq: lastSeq)
             }
@@ -35,6 +32,14 @@ extension SQLiteCatalogStore {
             }
             return ChangeSlice(changes: changes, lastSeq: lastSeq, pending: pending)
         }
+    }
+
+    /// The newest seq, and the horizon: every seq up to it is either retained or known to be followed by nothing
+    /// missing, so a position older than it has lost changes to pruning.
+    static func historyBounds(_ db: Database) throws -> (lastSeq: Int64, horizon: Int64) {
+        let lastSeq = try StoreVersions.lastSeq(db)
+        let oldest = try Int64.fetchOne(try db.cachedStatement(sql: "SELECT MIN(seq) FROM changes"))
+        return (lastSeq, (oldest ?? (lastSeq + 1)) - 1)
     }
 
     /// Read on the calling thread when a `DirectReader` is free (`DirectReaders`), else on GRDB's readers: an index

@@ -24,7 +24,7 @@ extension SQLiteCatalogStore {
     /// The claim is an exclusive `flock` on a file beside the store (`catalog.sqlite.import-products.lock`): every
     /// process on the file sees it (`catalogd serve` and `catalogd import` from a shell), and it dies with its process.
     public func claimImport(of source: FeedSource) async throws -> ImportClaimOutcome {
-        guard let claim = try SQLiteImportClaim(path: "\(path).import-\(source.rawValue).lock") else {
+        guard let claim = try SQLiteFileClaim(path: "\(path).import-\(source.rawValue).lock") else {
             let running = try await read { db in
                 try Int64.fetchOne(
                     db, sql: "SELECT id FROM imports WHERE source = ? AND status = 'running' ORDER BY id DESC LIMIT 1", arguments: [source.rawValue])
@@ -82,7 +82,7 @@ extension SQLiteCatalogStore {
     /// Mirrors a complete listing, remembers its pages and finishes the report, all in one transaction:
     /// readers see the previous state until the commit and never half of a run. The claim, a lock on a file,
     /// cannot be lost while this process lives, so there is nothing to check about it.
-    public func completeImport(_ report: ImportReport, listing: CompletedListing, under claim: any ImportClaim) async throws -> ImportReport {
+    public func completeImport(_ report: ImportReport, listing: CompletedListing, under claim: any StoreClaim) async throws -> ImportReport {
         let pages = listing.pagesToRecord
         switch listing.records {
         case .films(let films):

@@ -73,7 +73,7 @@ struct SQLiteImportStaging: ImportStaging {
 
     /// Applies the staged listing in one transaction of the store; the claim, a lock on a file, cannot be lost
     /// while this process lives.
-    func complete(_ report: ImportReport, pages: [FeedPageState], under claim: any ImportClaim) async throws -> ImportReport {
+    func complete(_ report: ImportReport, pages: [FeedPageState], under claim: any StoreClaim) async throws -> ImportReport {
         try await store.writeImport(report, pages: pages) { db, mode, log in try SQLiteProductWriter.apply(self, mode: mode, db: db, log: &log) }
     }
 

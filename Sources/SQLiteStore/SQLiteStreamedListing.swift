@@ -51,7 +51,7 @@ final class SQLiteStreamedListing: ImportStaging {
 
     /// Finishes the run's transaction with its report and pages, and commits it.
     /// Ends the run's transaction; the claim, a lock on a file, cannot be lost while this process lives.
-    func complete(_ report: ImportReport, pages: [FeedPageState], under claim: any ImportClaim) async throws -> ImportReport {
+    func complete(_ report: ImportReport, pages: [FeedPageState], under claim: any StoreClaim) async throws -> ImportReport {
         try await transaction.complete(Completion(report: report, pages: pages))
     }
 

@@ -30,7 +30,7 @@ struct DeferredIndexTests {
     }
 
     /// A claim, a running report and a streamed listing on the empty store, given `batches` of products.
-    private func firstImport(_ temporary: TemporaryStore, batches: [[String]]) async throws -> (any ImportClaim, ImportReport, any ImportStaging) {
+    private func firstImport(_ temporary: TemporaryStore, batches: [[String]]) async throws -> (any StoreClaim, ImportReport, any ImportStaging) {
         guard case .claimed(let claim) = try await temporary.store.claimImport(of: .products) else {
             throw ForeignImportPart("import claim", store: "a store whose products claim was refused")
         }

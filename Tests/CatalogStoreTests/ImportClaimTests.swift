@@ -10,7 +10,7 @@ struct ImportClaimTests {
     /// either claim is refused.
     static func claimAfterAProcessThatStops(
         _ temporary: TestStore, after work: (any CatalogStore) async throws -> Void
-    ) async throws -> (any ImportClaim)? {
+    ) async throws -> (any StoreClaim)? {
         let stopped = try await temporary.openAnother()
         guard case .claimed = try await stopped.claimImport(of: .products) else {
             try await stopped.close()

@@ -8,7 +8,7 @@ import Testing
 struct PostgresStreamedListingTests {
     /// An empty store on PostgreSQL whose streamed listings wait `wait` for their next batch, a products claim and a
     /// running report; nil when no server is configured.
-    private func importing(wait: Duration = .seconds(60)) async throws -> (TestStore, PostgresCatalogStore, any ImportClaim, ImportReport)? {
+    private func importing(wait: Duration = .seconds(60)) async throws -> (TestStore, PostgresCatalogStore, any StoreClaim, ImportReport)? {
         guard StoreBackend.available.contains(.postgres) else { return nil }
         let temporary = try await TestStore.open(.postgres)
         guard var store = temporary.store as? PostgresCatalogStore else {

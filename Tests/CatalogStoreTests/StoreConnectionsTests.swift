@@ -63,7 +63,7 @@ struct StoreConnectionsTests {
             Issue.record("products could not be claimed")
             return
         }
-        let holder = try #require(claim as? PostgresImportClaim).holderProcess
+        let holder = try #require(claim as? PostgresClaim).holderProcess
         try await testStore.executeRaw("SELECT pg_terminate_backend(?::integer)", [.integer(Int(holder))])
         // Long enough for the driver to have closed the connection: a statement sent before then fails as it should.
         try await Task.sleep(for: .seconds(1))

@@ -7,7 +7,7 @@ struct StreamedListingTests {
     /// The store with one product written through the API, a products claim and a running report. Its writer waits
     /// `wait` for a streamed listing's next batch: long enough by default for a test's reads in between, however busy
     /// the machine running the suites is.
-    private func importing(wait: Duration = .seconds(60), empty: Bool = false) async throws -> (TemporaryStore, any ImportClaim, ImportReport) {
+    private func importing(wait: Duration = .seconds(60), empty: Bool = false) async throws -> (TemporaryStore, any StoreClaim, ImportReport) {
         let temporary = try TemporaryStore(streamedListingWait: wait)
         if !empty { _ = try await temporary.store.upsertProducts([try product("API-1")], author: "api") }
         guard case .claimed(let claim) = try await temporary.store.claimImport(of: .products) else {

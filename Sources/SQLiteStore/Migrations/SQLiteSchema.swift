@@ -82,6 +82,9 @@ enum SQLiteSchema {
             // its index in about half the time; the memory is held only while one transaction writes that many words.
             try db.execute(sql: "INSERT INTO product_search (product_search, rank) VALUES ('hashsize', 67108864)")
         }
+        migrator.registerMigration("v12: webhooks") { db in
+            for statement in webhooks { try db.execute(sql: statement) }
+        }
         return migrator
     }
 

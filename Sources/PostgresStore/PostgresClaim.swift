@@ -4,36 +4,44 @@ import Logging
 import PostgresNIO
 import Synchronization
 
-/// A session-level advisory lock (`PostgresLock.importRun`) held on a pooled connection kept for the purpose:
-/// released by `release()`, or by the server when the connection ends, so a replica killed mid-import
-/// lets the next one run.
-final class PostgresImportClaim: ImportClaim {
-    let source: FeedSource
+/// A session-level advisory lock (`PostgresLock.importRun`, `PostgresLock.webhookDelivery`) held on a pooled
+/// connection kept for the purpose: released by `release()`, or by the server when the connection ends, so a replica
+/// killed mid-job lets the next one take it.
+final class PostgresClaim: StoreClaim {
+    let key: Int64
     /// The server process of the connection that holds the lock.
     let holderProcess: Int32
     private let holder: Task<Void, Never>
     private let released: AsyncStream<Void>.Continuation
+    /// Cleared when the holder ends: released, or its connection closed.
+    private let held: HeldFlag
 
-    private init(source: FeedSource, holderProcess: Int32, holder: Task<Void, Never>, released: AsyncStream<Void>.Continuation) {
-        self.source = source
+    private init(key: Int64, holderProcess: Int32, holder: Task<Void, Never>, released: AsyncStream<Void>.Continuation, held: HeldFlag) {
+        self.key = key
         self.holderProcess = holderProcess
         self.holder = holder
         self.released = released
+        self.held = held
     }
 
-    /// Tries the lock of `source`; once it is held, `prepare` runs on the same connection. Nil when another
+    var isHeld: Bool { held.value.load(ordering: .acquiring) }
+
+    /// Tries the lock `key`; once it is held, `prepare` runs on the same connection. Nil when another
     /// session holds it. Waits at most `wait` for a connection; on any failure nothing stays held.
     static func claim(
-        _ source: FeedSource, client: PostgresPool, logger: Logger, wait: Duration, store: String,
-        prepare: @escaping @Sendable (PostgresConnection) async throws -> Void
-    ) async throws -> PostgresImportClaim? {
+        _ key: Int64, client: PostgresPool, logger: Logger, wait: Duration, store: String,
+        prepare: @escaping @Sendable (PostgresConnection) async throws -> Void = { _ in }
+    ) async throws -> PostgresClaim? {
         let (released, release) = AsyncStream<Void>.makeStream()
         // The holder's server process when the lock is taken; nil when another session holds it.
         let (outcomes, outcome) = AsyncThrowingStream<Int32?, any Error>.makeStream()
-        let key = PostgresLock.importRun(source)
         let lease = ConnectionLease()
+        let held = HeldFlag()
         let holder = Task {
-            defer { lease.settle() }
+            defer {
+                held.value.store(false, ordering: .releasing)
+                lease.settle()
+            }
             do {
                 // A connection the server ends takes the lock with it, and ends the holder (`withOpenConnection`): a release
                 // waits for nothing then.
@@ -72,7 +80,7 @@ final class PostgresImportClaim: ImportClaim {
         do {
             for try await process in outcomes {
                 guard let process else { break }
-                return PostgresImportClaim(source: source, holderProcess: process, holder: holder, released: release)
+                return PostgresClaim(key: key, holderProcess: process, holder: holder, released: release, held: held)
             }
             release.finish()
             return nil
@@ -82,21 +90,25 @@ final class PostgresImportClaim: ImportClaim {
         }
     }
 
-    /// Throws `ImportClaimLost` unless the lock is still held by its connection, asked from `connection`: the
-    /// transaction about to apply the run commits only if no other replica can have started the source meanwhile.
-    func verify(on connection: PostgresConnection, logger: Logger) async throws {
-        let key = PostgresLock.importRun(source)
+    /// Whether the lock is still held by its connection, asked from `connection`: the transaction about to apply an
+    /// import commits only if no other replica can have started the source meanwhile.
+    func isHeld(on connection: PostgresConnection, logger: Logger) async throws -> Bool {
         let query: PostgresQuery = """
             SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid = \(holderProcess) AND objsubid = 1
                 AND classid = \(key >> 32)::bigint::oid AND objid = \(key & 0xFFFF_FFFF)::bigint::oid
                 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
             """
-        for try await held in try await connection.query(query, logger: logger).decode(Int.self) where held > 0 { return }
-        throw ImportClaimLost(source: source)
+        for try await held in try await connection.query(query, logger: logger).decode(Int.self) where held > 0 { return true }
+        return false
     }
 
     func release() async {
         released.finish()
         await holder.value
     }
+}
+
+/// Whether a claim's holder still runs, shared between the holder's task and the claim.
+private final class HeldFlag: Sendable {
+    let value = Atomic(true)
 }
