@@ -52,6 +52,8 @@ public struct ServiceConfiguration: Sendable {
     public var staleAfter: Duration?
     /// Which words get sets that count and facet searches of them (`FrequentTerms`); nil: none, the engine counts.
     public var frequentTerms: FrequentTermPolicy? = FrequentTermPolicy()
+    /// How webhooks are delivered (`WebhookSender`).
+    public var webhooks = WebhookSettings()
     /// Whether a product search that matches nothing as typed is answered with its mistyped words corrected
     /// (`SearchPlanner.corrected`); a request turns it off with `typos=0`.
     public var correctsTypos = true
@@ -133,6 +135,11 @@ public func buildApplication(
         ImportScheduler(importer: importer, interval: configuration.importInterval, logger: logger),
         ChangeNotifierService(notifier: components.notifier, store: store, logger: logger),
         HistoryPruningService(store: store, retention: configuration.historyRetention, logger: logger), components.tokenUsage)
+    application.addServices(
+        WebhookSender(
+            store: store, notifier: components.notifier, metrics: WebhookMetrics(registry: metrics.registry),
+            representations: Representations(base: configuration.publicURL ?? "http://\(configuration.host):\(configuration.port)"),
+            settings: configuration.webhooks, logger: logger))
     if let policy = configuration.frequentTerms {
         application.addServices(FrequentTermsService(store: store, policy: policy, registry: metrics.registry, logger: logger))
     }
@@ -189,6 +196,7 @@ public func buildRouter(_ components: ServiceComponents, configuration: ServiceC
     ImportsController(store: store, importer: components.importer, authority: authority, urls: urls, cache: cache).addRoutes(
         to: resource("imports"))
     TokensController(authority: authority, urls: urls).addRoutes(to: router.group("tokens"))
+    WebhooksController(authority: authority, urls: urls, settings: configuration.webhooks).addRoutes(to: router.group("webhooks"))
     let freshness = configuration.staleAfter.map {
         ImportFreshness(sources: components.importer.configuredSources, staleAfter: $0, serviceStarted: Date())
     }

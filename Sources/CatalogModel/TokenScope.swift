@@ -4,6 +4,7 @@ public enum TokenScope: String, Sendable, CaseIterable, Comparable {
     case filmsWrite = "films:write"
     case importsRun = "imports:run"
     case tokensAdmin = "tokens:admin"
+    case webhooksAdmin = "webhooks:admin"
     /// Reads, when the service is started with `--require-read-token`.
     case read
 

@@ -20,6 +20,7 @@ extension Catalogd {
         @OptionGroup var common: CommonOptions
         @OptionGroup var upstream: UpstreamOptions
         @OptionGroup var feeds: FeedOptions
+        @OptionGroup var webhooks: WebhookOptions
         @Option(help: "Address to listen on (CATALOG_HOST; default 127.0.0.1).") var host: String?
         @Option(help: "Port to listen on (CATALOG_PORT; default 8080).") var port: String?
         @Option(help: "Time between scheduled imports, e.g. 30s, 15m, 1h, or off (CATALOG_IMPORT_INTERVAL; default 15m).")
@@ -114,6 +115,7 @@ extension Catalogd {
             configuration.responseCacheBytes = try source("--response-cache", "CATALOG_RESPONSE_CACHE", responseCache).byteSize(
                 default: configuration.responseCacheBytes, allowOff: true)
             configuration.upstream = try upstream.policy(common)
+            configuration.webhooks = try webhooks.settings(common)
             configuration.idleTimeout =
                 try source("--idle-timeout", "CATALOG_IDLE_TIMEOUT", idleTimeout).duration(default: configuration.idleTimeout, allowOff: false)
                 ?? configuration.idleTimeout

@@ -17,7 +17,7 @@ import UnixSignals
 struct Catalogd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Keeps a local copy of a remote films and products catalogue in sync and serves it over REST.",
-        subcommands: [Serve.self, Import.self, Check.self, Migrate.self, Backup.self, Token.self, Healthcheck.self],
+        subcommands: [Serve.self, Import.self, Check.self, Migrate.self, Backup.self, Token.self, WebhookCommand.self, Healthcheck.self],
         defaultSubcommand: Serve.self)
 
     static func main() async {

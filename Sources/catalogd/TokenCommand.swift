@@ -50,12 +50,7 @@ extension Catalogd {
                     + tokens.map {
                         [$0.name, $0.scopes.map(\.rawValue).joined(separator: ","), $0.createdAt, $0.lastUsedAt ?? "never", $0.expiresAt ?? "never"]
                     }
-                let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
-                for row in rows {
-                    print(
-                        zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ").trimmingCharacters(
-                            in: .whitespaces))
-                }
+                for line in TextTable.lines(rows) { print(line) }
             }
         }
 

@@ -39,6 +39,12 @@ struct TokenTests {
         (.post, "/tokens", #"{"name": "made-by-admin", "scopes": ["read"]}"#, .tokensAdmin),
         (.get, "/tokens/nobody", "", .tokensAdmin),
         (.delete, "/tokens/nobody", "", .tokensAdmin),
+        (.get, "/webhooks", "", .webhooksAdmin),
+        (.post, "/webhooks", #"{"url": "http://127.0.0.1:9/hook"}"#, .webhooksAdmin),
+        (.get, "/webhooks/1", "", .webhooksAdmin),
+        (.delete, "/webhooks/1", "", .webhooksAdmin),
+        (.get, "/webhooks/1/deliveries", "", .webhooksAdmin),
+        (.post, "/webhooks/1/resume", "", .webhooksAdmin),
     ]
 
     @Test(arguments: StoreBackend.available) func everyGuardedRouteNeedsItsScopeAndNoOther(_ backend: StoreBackend) async throws {

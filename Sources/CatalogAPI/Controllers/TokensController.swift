@@ -35,14 +35,14 @@ struct TokensController<Context: RequestContext> {
         for token in tokens { Self.write(token, base: base, into: &writer) }
         writer.arrayEnd()
         writer.objectEnd()
-        return Self.private(JSONResponder.json(writer.bytes))
+        return JSONResponder.unstored(JSONResponder.json(writer.bytes))
     }
 
     @Sendable func get(_ request: Request, context: Context) async throws -> Response {
         _ = try await authority.authorize(request, .tokensAdmin)
         let name = try QueryReader.pathParameter("name", context)
         guard let token = try await store.tokens().first(where: { $0.name == name }) else { throw Problem.notFound("no token named '\(name)'") }
-        return Self.private(JSONResponder.json(Representations.single { Self.write(token, base: urls.base(for: request), into: &$0) }))
+        return JSONResponder.unstored(JSONResponder.json(Representations.single { Self.write(token, base: urls.base(for: request), into: &$0) }))
     }
 
     /// `{"name", "scopes": [...], "expires": "90d"}` (`expires` optional) → 201 with the token and its `secret`.
@@ -79,7 +79,7 @@ struct TokensController<Context: RequestContext> {
         context.logger.notice(
             "token \(created.token.name) created by \(admin.author)",
             metadata: ["token.name": "\(created.token.name)", "token.author": "\(admin.author)"])
-        return Self.private(JSONResponder.json(bytes, status: .created, headers: [.location: Self.url(created.token.name, base: base)]))
+        return JSONResponder.unstored(JSONResponder.json(bytes, status: .created, headers: [.location: Self.url(created.token.name, base: base)]))
     }
 
     @Sendable func revoke(_ request: Request, context: Context) async throws -> Response {
@@ -108,12 +108,5 @@ struct TokensController<Context: RequestContext> {
             writer.member("secret", secret)
         }
         writer.objectEnd()
-    }
-
-    /// Nothing about tokens is kept by a cache on the way.
-    private static func `private`(_ response: Response) -> Response {
-        var response = response
-        response.headers[.cacheControl] = "no-store"
-        return response
     }
 }

@@ -4,6 +4,13 @@ import Hummingbird
 
 /// Builds JSON responses, and answers GETs with 304 when the client has the current bytes already.
 enum JSONResponder {
+    /// `response`, marked so that no cache on the way keeps it: it holds secrets or an administrator's view.
+    static func unstored(_ response: Response) -> Response {
+        var response = response
+        response.headers[.cacheControl] = "no-store"
+        return response
+    }
+
     /// Answers a GET: checks `If-None-Match` against the current version before reading anything
     /// else, then renders with the version the read actually saw.
     /// Bodies of unchanged data come from `cache` without touching the store beyond its version, and so do
