@@ -405,8 +405,15 @@ def main():
     parser.add_argument("--chart", default="docs/benchmarks.png")
     parser.add_argument("--exports", action="store_true",
                         help="measure exports instead (scripts/bench_export.py): on SQLite, and with --backend postgres on PostgreSQL too")
+    parser.add_argument("--webhooks", action="store_true",
+                        help="measure webhooks instead (scripts/bench_webhooks.py), on SQLite; writes bench/webhooks.json")
     args = parser.parse_args()
     products = {"10k": 10_000, "100k": 100_000, "1m": 1_000_000}[args.scale]
+    if args.webhooks:
+        import bench_webhooks
+        args.results = args.results or "bench/webhooks.json"
+        bench_webhooks.main(args, products)
+        return
     if args.exports:
         import bench_export
         args.exports_postgres = args.backend == "postgres"

@@ -60,7 +60,8 @@ extension SQLiteCatalogStore {
     }
 
     private static func decodeChange(_ row: Row) throws -> Change {
-        try Change(seq: row["seq"], storedEntity: row["entity"], key: row["key"], storedOperation: row["op"], author: row["author"], at: row["at"])
+        // By position, as every statement here selects them: a name is looked up, case-insensitively, for each row.
+        try Change(seq: row[0], storedEntity: row[1], key: row[2], storedOperation: row[3], author: row[4], at: row[5])
     }
 
     /// Deletes history recorded before `cutoff` (an ISO 8601 UTC timestamp); returns how many changes went.

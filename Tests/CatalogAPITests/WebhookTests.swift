@@ -5,6 +5,7 @@ import CatalogTestSupport
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import Synchronization
 import Testing
 
@@ -258,6 +259,33 @@ struct WebhookTests {
         #expect(await receiver.log.deliveries.isEmpty)
         _ = try await service.stop()
         await receiver.stop()
+    }
+
+    /// A receiver that accepts and never answers holds the attempt for the timeout alone (2 s here), and a stop in the
+    /// middle of the next attempt ends within the shutdown deadline, leaving the message to be sent again.
+    @Test(arguments: StoreBackend.available)
+    func aReceiverThatNeverAnswersCostsTheTimeoutAndAStopDoesNotWaitForIt(_ backend: StoreBackend) async throws {
+        let silent = try await StoreOutageTests.silentServer()
+        let port = try #require(silent.localAddress?.port)
+        let service = try await Self.start(backend)
+        defer { service.testStore.remove() }
+        let webhook = try #require(
+            try await service.components.store.createWebhook(
+                url: "http://127.0.0.1:\(port)/hook", entities: [.product], secret: "whsec_AAAA", since: 0, limit: 10))
+        try await Self.writeProducts(service, ["N1"])
+        #expect(try await Self.eventually { try await service.components.store.webhook(id: webhook.id)?.failures ?? 0 >= 1 })
+        let attempt = try #require(try await service.components.store.webhookAttempts(id: webhook.id, limit: 1).first)
+        #expect(attempt.status == nil && attempt.error == "no answer within 2.0 seconds")
+        #expect((2_000..<3_000).contains(attempt.durationMilliseconds))
+        // The next attempt is under way within about a second; a stop cuts it.
+        try await Task.sleep(for: .milliseconds(1_500))
+        let took = try await service.stop()
+        #expect(took < service.components.shutdownTimeout)
+        let reopened = try await service.testStore.openAnother()
+        let after = try #require(try await reopened.webhook(id: webhook.id))
+        #expect(after.deliveredSeq == 0 && after.messageLastSeq == 1 && after.failures == 1, "the attempt cut by the stop is not recorded")
+        try await reopened.close()
+        try await silent.close()
     }
 
     static func sampleMetric(_ service: RunningService, _ series: String) -> Double? {

@@ -12,6 +12,8 @@ public struct RequestMetrics: Sendable {
     let sendTimeouts: Counter
     /// How the pages of searches are read.
     let searchPlans: SearchPlans
+    /// Every request answered, for work that yields to a busy API.
+    let answered = AnsweredRequests()
 
     /// Metrics in `registry`; `logger` tells how each page of a search was read, at debug level.
     public init(
@@ -55,6 +57,7 @@ public struct RequestMetrics: Sendable {
     ]
 
     func recordRequest(method: String, route: String, status: Int, duration: Duration) {
+        answered.record()
         let key = RequestInstruments.Key(method: method, route: route, status: status)
         let (counter, histogram) = instruments.lookup(key) {
             (

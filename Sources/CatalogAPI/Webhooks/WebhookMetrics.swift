@@ -1,7 +1,7 @@
 import Prometheus
 
-/// The webhooks' metrics: attempts by result, and how many changes each subscription has yet to deliver, as the
-/// sending process last read them (other replicas show none).
+/// The webhooks' metrics: attempts by result, and how many changes of the history come after each subscription's
+/// delivered position (of every entity), as the sending process last read them (other replicas show none).
 struct WebhookMetrics: Sendable {
     static var deliveries: MetricNameDescriptor {
         MetricNameDescriptor(
@@ -12,7 +12,7 @@ struct WebhookMetrics: Sendable {
     static var lag: MetricNameDescriptor {
         MetricNameDescriptor(
             namespace: "catalogd", subsystem: "webhook", metricName: "lag", unitName: "changes",
-            helpText: "Changes a subscription has yet to deliver, by webhook id, as the sending process last read them.")
+            helpText: "Changes in the history after a subscription's delivered position, by webhook id, as the sending process last read them.")
     }
 
     private let registry: PrometheusCollectorRegistry

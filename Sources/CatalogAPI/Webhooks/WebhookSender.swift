@@ -15,6 +15,8 @@ struct WebhookSender: Service {
     let store: any CatalogStore
     let notifier: ChangeNotifier
     let metrics: WebhookMetrics
+    /// The API's answered requests, which deliveries yield to (`WebhookPacing`).
+    let answered: AnsweredRequests
     /// Renders each change's `data`, with links under the service's public URL.
     let representations: Representations
     let settings: WebhookSettings
@@ -105,6 +107,7 @@ struct WebhookSender: Service {
     /// Delivers one subscription's messages one after the other while it is active.
     private func deliver(_ id: Int64, while claim: any StoreClaim) async {
         defer { metrics.forgetLag(of: id) }
+        var pacing = WebhookPacing(answered: answered)
         while !Task.isCancelled, claim.isHeld {
             do {
                 guard let webhook = try await store.webhook(id: id), webhook.state == .active else { return }
@@ -112,8 +115,12 @@ struct WebhookSender: Service {
                     try await Task.sleep(for: .seconds(due.timeIntervalSinceNow))
                     continue
                 }
+                let started = ContinuousClock.now
                 switch try await step(webhook, claim: claim) {
-                case .attempted, .moved: continue
+                case .attempted:
+                    let rest = pacing.rest(after: ContinuousClock.now - started)
+                    if rest > .zero { try await Task.sleep(for: rest) }
+                case .moved: continue
                 case .stopped: return
                 case .failed(let delay): try await Task.sleep(for: delay)
                 case .idle(let lastSeq):
@@ -130,9 +137,9 @@ struct WebhookSender: Service {
 
     /// Sends the subscription's next message, or the one under way again, and records how it went.
     private func step(_ webhook: Webhook, claim: any StoreClaim) async throws -> Step {
-        let slice: ChangeSlice
+        let backlog: WebhookBacklog
         do {
-            slice = try await store.changes(since: webhook.deliveredSeq, limit: WebhookMessage.maximumChanges, entity: webhook.entityFilter)
+            backlog = try await WebhookBacklog.read(webhook, from: store)
         } catch let gone as HistoryGone {
             var next = webhook
             next.state = .gone
@@ -142,18 +149,18 @@ struct WebhookSender: Service {
             return try await store.updateWebhook(next, expectedDeliveredSeq: webhook.deliveredSeq, expectedState: .active, attempt: nil)
                 ? .attempted : .moved
         }
-        let changes = webhook.messageLastSeq.map { last in slice.changes.filter { $0.seq <= last } } ?? slice.changes
-        metrics.recordLag(of: webhook.id, changes: slice.changes.count + slice.pending)
-        guard let message = WebhookMessage(webhook: webhook.id, changes: changes) else {
-            // The positions of other entities' changes pass on, so that the lag counts what is left to send.
-            guard slice.pending == 0, slice.lastSeq > webhook.deliveredSeq || webhook.messageLastSeq != nil else {
-                return .idle(lastSeq: slice.lastSeq)
-            }
+        metrics.recordLag(of: webhook.id, changes: Int(backlog.lastSeq - webhook.deliveredSeq))
+        guard let message = WebhookMessage(webhook: webhook.id, changes: backlog.changes) else {
+            guard backlog.readThrough > webhook.deliveredSeq || webhook.messageLastSeq != nil else { return .idle(lastSeq: backlog.lastSeq) }
+            // Other entities' changes pass: the position moves over them, and the lag counts what is left.
             var next = webhook
-            next.deliveredSeq = max(webhook.deliveredSeq, slice.lastSeq)
+            next.deliveredSeq = max(webhook.deliveredSeq, backlog.readThrough)
             next.messageLastSeq = nil
-            _ = try await store.updateWebhook(next, expectedDeliveredSeq: webhook.deliveredSeq, expectedState: .active, attempt: nil)
-            return .idle(lastSeq: slice.lastSeq)
+            guard try await store.updateWebhook(next, expectedDeliveredSeq: webhook.deliveredSeq, expectedState: .active, attempt: nil) else {
+                return .moved
+            }
+            metrics.recordLag(of: webhook.id, changes: Int(backlog.lastSeq - next.deliveredSeq))
+            return next.deliveredSeq >= backlog.lastSeq ? .idle(lastSeq: backlog.lastSeq) : .attempted
         }
         var current = webhook
         if webhook.messageLastSeq == nil {
@@ -172,7 +179,7 @@ struct WebhookSender: Service {
             next.failures = 0
             next.failingSince = nil
             next.nextAttemptAt = nil
-            metrics.recordLag(of: webhook.id, changes: slice.changes.count + slice.pending - message.changes.count)
+            metrics.recordLag(of: webhook.id, changes: Int(backlog.lastSeq - message.lastSeq))
         } else {
             next.failures += 1
             next.failingSince = current.failingSince ?? attempt.at
