@@ -200,7 +200,7 @@ public func buildRouter(_ components: ServiceComponents, configuration: ServiceC
     let freshness = configuration.staleAfter.map {
         ImportFreshness(sources: components.importer.configuredSources, staleAfter: $0, serviceStarted: Date())
     }
-    RootController(urls: urls, home: HomePage(store: store, freshness: freshness), resources: resources).addRoutes(to: router)
+    RootController(urls: urls, home: HomePage(store: store, freshness: freshness, authority: authority), resources: resources).addRoutes(to: router)
     AssetsController().addRoutes(to: router)
     OperationsController(
         store: store, metrics: components.metrics, freshness: freshness,

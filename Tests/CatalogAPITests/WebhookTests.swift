@@ -261,6 +261,39 @@ struct WebhookTests {
         await receiver.stop()
     }
 
+    /// The pages: `/webhooks` and `/webhooks/{id}` for a token with the scope, and the overview's link to them shown to
+    /// such a token alone.
+    @Test(arguments: StoreBackend.available)
+    func thePagesShowTheSubscriptionsToATokenWithTheScopeAlone(_ backend: StoreBackend) async throws {
+        let service = try await Self.start(backend)
+        defer { service.testStore.remove() }
+        let webhook = try #require(
+            try await service.components.store.createWebhook(
+                url: "http://127.0.0.1:9/hook", entities: [.film], secret: "whsec_AAAA", since: 0, limit: 10))
+        func page(_ path: String, token: String?) async throws -> (Int, String) {
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(service.port)\(path)")
+            request.headers.add(name: "Accept", value: "text/html,application/xhtml+xml,*/*;q=0.8")
+            if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+            let body = try await response.body.collect(upTo: 1 << 22)
+            return (Int(response.status.code), String(buffer: body))
+        }
+        let (listed, list) = try await page("/webhooks", token: "secret")
+        #expect(
+            listed == 200 && list.contains("<h1>Webhooks</h1>") && list.contains("http://127.0.0.1:9/hook")
+                && list.contains("/webhooks/\(webhook.id)"))
+        let (one, item) = try await page("/webhooks/\(webhook.id)", token: "secret")
+        #expect(one == 200 && item.contains("Webhook \(webhook.id)") && item.contains("Newest attempts") && !item.contains("whsec_AAAA"))
+        #expect(try await page("/webhooks", token: nil).0 == 401)
+        let (_, overview) = try await page("/", token: "secret")
+        #expect(overview.contains(#"href="/webhooks""#))
+        let (_, anonymous) = try await page("/", token: nil)
+        #expect(!anonymous.contains("/webhooks"))
+        let reader = try await TokenIssuer.create(service.components.store, name: "reader", scopes: ["read"], expires: nil).secret
+        #expect(try await !page("/", token: reader).1.contains("/webhooks"))
+        _ = try await service.stop()
+    }
+
     /// A receiver that accepts and never answers holds the attempt for the timeout alone (2 s here), and a stop in the
     /// middle of the next attempt ends within the shutdown deadline, leaving the message to be sent again.
     @Test(arguments: StoreBackend.available)

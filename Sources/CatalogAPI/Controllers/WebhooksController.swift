@@ -26,6 +26,9 @@ struct WebhooksController<Context: RequestContext> {
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
         _ = try await authority.authorize(request, .webhooksAdmin)
         let webhooks = try await store.webhooks()
+        if try ResponseFormat(request) == .html {
+            return WebhookPages.list(webhooks, lastSeq: try await store.currentVersions().lastSeq, request: request)
+        }
         let base = urls.base(for: request)
         var writer = JSONWriter(capacity: 512 * (webhooks.count + 1))
         writer.objectStart()
@@ -45,6 +48,9 @@ struct WebhooksController<Context: RequestContext> {
     @Sendable func get(_ request: Request, context: Context) async throws -> Response {
         _ = try await authority.authorize(request, .webhooksAdmin)
         let webhook = try await Self.webhook(try Self.id(context), store: store)
+        if try ResponseFormat(request) == .html {
+            return WebhookPages.item(webhook, attempts: try await store.webhookAttempts(id: webhook.id, limit: WebhookAttempt.kept), request: request)
+        }
         return JSONResponder.unstored(JSONResponder.json(Representations.single { Self.write(webhook, base: urls.base(for: request), into: &$0) }))
     }
 

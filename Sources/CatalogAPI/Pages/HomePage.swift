@@ -7,6 +7,8 @@ import Hummingbird
 struct HomePage {
     let store: any CatalogStore
     let freshness: ImportFreshness?
+    /// Whether the request may see the webhooks: their link shows only to a token with `webhooks:admin`.
+    let authority: TokenAuthority
 
     /// How many recent runs the page lists.
     static let recentRuns = 6
@@ -15,6 +17,7 @@ struct HomePage {
         let statistics = try await store.statistics()
         let runs = try await store.importReports(page: PageRequest(pageSize: Self.recentRuns)).rows
         let lastSuccess = try await store.lastSuccessfulImports()
+        let webhooks = await authority.permits(request, .webhooksAdmin) ? try await store.webhooks() : nil
         let bytes = PageLayout.render(title: "The catalogue", section: "/", jsonURL: PageURLs.json(request)) { html in
             PageTable.fields(
                 [
@@ -31,7 +34,9 @@ struct HomePage {
                 ]
                     + FeedSource.allCases.map { source in
                         ("Last good \(source.rawValue) import", .init(lastSuccess[source] ?? "none yet"))
-                    }, into: &html)
+                    }
+                    + (webhooks.map { [("Webhooks", .init(PageTable.counted($0.count, "subscription", "subscriptions"), link: "/webhooks"))] } ?? []),
+                into: &html)
             html.element("h2", "Recent imports")
             PageTable.write(
                 ImportPages.listPage.columns, rows: runs.map(ImportPages.cells), request: request, empty: "No import has run yet.", into: &html)

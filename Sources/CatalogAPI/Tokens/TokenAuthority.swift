@@ -70,6 +70,12 @@ public final class TokenAuthority: Sendable {
         return token
     }
 
+    /// Whether the request carries a token that holds `scope`: for what a page shows only to such a token.
+    func permits(_ request: Request, _ scope: TokenScope) async -> Bool {
+        guard Self.bearerSecret(request) != nil else { return false }
+        return (try? await authorize(request, scope)) != nil
+    }
+
     /// The secret of the request's `Authorization: Bearer …` header, when it has one.
     static func bearerSecret(_ request: Request) -> Substring.UTF8View? {
         guard let header = request.headers[.authorization], header.count > 7, header.prefix(7).lowercased() == "bearer " else { return nil }
