@@ -137,7 +137,8 @@ public func buildApplication(
         HistoryPruningService(store: store, retention: configuration.historyRetention, logger: logger), components.tokenUsage)
     application.addServices(
         WebhookSender(
-            store: store, notifier: components.notifier, metrics: WebhookMetrics(registry: metrics.registry), answered: metrics.answered,
+            store: store, notifier: components.notifier, metrics: WebhookMetrics(registry: metrics.registry),
+            pacing: WebhookPacing(answered: metrics.answered),
             representations: Representations(base: configuration.publicURL ?? "http://\(configuration.host):\(configuration.port)"),
             settings: configuration.webhooks, logger: logger))
     if let policy = configuration.frequentTerms {

@@ -152,10 +152,12 @@ public protocol CatalogStore: Service, CustomStringConvertible {
     func deleteWebhook(id: Int64) async throws -> Bool
     /// Stores the delivery state of `webhook` (all but its id, url, entities, secret and creation time) and
     /// records `attempt`, when there is one, keeping each subscription's newest `WebhookAttempt.kept` attempts, in
-    /// one transaction, and only if its delivered seq is still `expectedDeliveredSeq` and its state `expectedState`;
-    /// false, changing nothing, when it was deleted or moved meanwhile (resumed, or delivered by another replica).
-    func updateWebhook(_ webhook: Webhook, expectedDeliveredSeq: Int64, expectedState: Webhook.State, attempt: WebhookAttempt?) async throws
-        -> Bool
+    /// one transaction, and only if its delivered seq is still `expectedDeliveredSeq`, its state `expectedState`, and
+    /// `claim` (the sender's, from `claimWebhookDelivery`), when given, still held; false, changing nothing, when it was
+    /// deleted or moved meanwhile (resumed, or delivered by another replica), or the claim was lost.
+    func updateWebhook(
+        _ webhook: Webhook, expectedDeliveredSeq: Int64, expectedState: Webhook.State, attempt: WebhookAttempt?, under claim: (any StoreClaim)?
+    ) async throws -> Bool
     /// A subscription's attempts, newest first, at most `limit`.
     func webhookAttempts(id: Int64, limit: Int) async throws -> [WebhookAttempt]
     /// Takes the right to send the webhooks' deliveries for the whole deployment; nil when another process holds it.

@@ -1,7 +1,7 @@
-/// A staged listing or an import claim made by another store than the one asked to use it: a mistake in the
-/// caller, reported as an error rather than a crash.
+/// A staged listing or a claim (an import's, the webhooks' sender's) made by another store than the one asked to use
+/// it: a mistake in the caller, reported as an error rather than a crash.
 public struct ForeignImportPart: Error, Sendable, CustomStringConvertible {
-    /// What was handed over: "staged listing" or "import claim".
+    /// What was handed over: "staged listing", "import claim" or "webhook claim".
     public var part: String
     /// The store that was asked.
     public var store: String

@@ -51,11 +51,6 @@ public struct Webhook: Sendable, Equatable {
         self.lastError = lastError
         self.nextAttemptAt = nextAttemptAt
     }
-
-    /// The one entity its changes are read for, or nil for every entity.
-    public var entityFilter: Change.Entity? {
-        entities.count == 1 ? entities.first : nil
-    }
 }
 
 extension Webhook {

@@ -44,10 +44,19 @@ extension PostgresCatalogStore {
         }
     }
 
-    public func updateWebhook(_ webhook: Webhook, expectedDeliveredSeq: Int64, expectedState: Webhook.State, attempt: WebhookAttempt?) async throws
-        -> Bool
-    {
-        try await transaction(.write) { connection in
+    public func updateWebhook(
+        _ webhook: Webhook, expectedDeliveredSeq: Int64, expectedState: Webhook.State, attempt: WebhookAttempt?, under claim: (any StoreClaim)?
+    ) async throws -> Bool {
+        let sender: PostgresClaim?
+        switch claim {
+        case nil: sender = nil
+        case let claim as PostgresClaim: sender = claim
+        default: throw ForeignImportPart("webhook claim", store: description)
+        }
+        return try await transaction(.write) { connection in
+            // Recorded only while the lock is held by the session that took it: a sender whose session the server
+            // ended records nothing, whatever it sent meanwhile.
+            if let sender, try await !sender.isHeld(on: connection, logger: logger) { return false }
             let update: PostgresQuery = """
                 UPDATE webhooks SET delivered_seq = \(webhook.deliveredSeq), message_last_seq = \(webhook.messageLastSeq),
                     state = \(webhook.state.rawValue), failures = \(Int32(clamping: webhook.failures)), failing_since = \(webhook.failingSince),

@@ -64,7 +64,7 @@ final class PostgresClaim: StoreClaim {
                         throw error
                     }
                     outcome.yield(process)
-                    for await _ in released {}
+                    try await hold(connection, until: released, logger: logger)
                     if !connection.isClosed { _ = try? await connection.query("SELECT pg_advisory_unlock(\(key))", logger: logger) }
                 }
                 outcome.finish()
@@ -87,6 +87,50 @@ final class PostgresClaim: StoreClaim {
         } catch {
             release.finish()
             throw lease.wasTaken ? error : StoreUnavailable(store: store, reason: PostgresFailure.describe(error))
+        }
+    }
+
+    /// How often the holder asks its server whether the session is alive, and how long it waits for the answer.
+    static let heartbeat: Duration = .seconds(3)
+    static let heartbeatWait: Duration = .seconds(5)
+
+    /// Keeps the lock's session until `released` ends, asking the server every `heartbeat` whether it is there. The
+    /// server is told to probe the connection too (TCP keepalives, every 2 s after 4 s of silence, 2 unanswered probes):
+    /// when the holder's host dies or the network between them breaks, the server ends the session and lets the lock go
+    /// within about 8 s, and the holder learns that its session is gone within `heartbeat` and `heartbeatWait`, rather
+    /// than when the operating system's keepalives give up, hours later.
+    private static func hold(_ connection: PostgresConnection, until released: AsyncStream<Void>, logger: Logger) async throws {
+        try await connection.query(
+            "SELECT set_config('tcp_keepalives_idle', '4', false), set_config('tcp_keepalives_interval', '2', false), set_config('tcp_keepalives_count', '2', false)",
+            logger: logger)
+        while !connection.isClosed {
+            let releasedNow = await withTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    for await _ in released {}
+                    return !Task.isCancelled
+                }
+                group.addTask {
+                    try? await Task.sleep(for: heartbeat)
+                    return false
+                }
+                let first = await group.next() ?? true
+                group.cancelAll()
+                return first
+            }
+            if releasedNow || Task.isCancelled { return }
+            let alive = await withTaskGroup(of: Bool.self) { group in
+                group.addTask { (try? await connection.query("SELECT 1", logger: logger)) != nil }
+                group.addTask {
+                    // A query on a silent session ends with its connection, not with its task: the connection is closed.
+                    guard (try? await Task.sleep(for: heartbeatWait)) != nil else { return true }
+                    try? await connection.close()
+                    return false
+                }
+                let first = await group.next() ?? false
+                group.cancelAll()
+                return first
+            }
+            guard alive else { return }
         }
     }
 

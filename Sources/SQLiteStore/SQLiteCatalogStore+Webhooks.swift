@@ -41,10 +41,12 @@ extension SQLiteCatalogStore {
         }
     }
 
-    public func updateWebhook(_ webhook: Webhook, expectedDeliveredSeq: Int64, expectedState: Webhook.State, attempt: WebhookAttempt?) async throws
-        -> Bool
-    {
-        try await write { db in
+    public func updateWebhook(
+        _ webhook: Webhook, expectedDeliveredSeq: Int64, expectedState: Webhook.State, attempt: WebhookAttempt?, under claim: (any StoreClaim)?
+    ) async throws -> Bool {
+        // A lock file's claim is this process's until it releases it.
+        if let claim, !claim.isHeld { return false }
+        return try await write { db in
             try db.execute(
                 sql: """
                     UPDATE webhooks SET delivered_seq = ?, message_last_seq = ?, state = ?, failures = ?, failing_since = ?, last_error = ?,

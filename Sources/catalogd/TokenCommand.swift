@@ -11,11 +11,6 @@ extension Catalogd {
         static let configuration = CommandConfiguration(
             abstract: "Create, list and revoke the named tokens writers use.", subcommands: [Create.self, List.self, Revoke.self])
 
-        /// What a token command could not do, printed as `Error: <description>` with exit code 1.
-        struct Failure: Error, CustomStringConvertible {
-            let description: String
-        }
-
         struct Create: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Create a token and print its secret, alone on the last line: it is shown this once and kept nowhere.")
@@ -63,7 +58,7 @@ extension Catalogd {
             func run() async throws {
                 let logger = try common.bootstrapLogging()
                 guard try await common.withStore(logger: logger, { store in try await store.revokeToken(name: name) }) else {
-                    throw Failure(description: "no token named '\(name)'")
+                    throw CommandFailure(description: "no token named '\(name)'")
                 }
                 print("revoked token \(name)")
             }

@@ -65,7 +65,7 @@ extension Catalogd {
             func run() async throws {
                 let logger = try common.bootstrapLogging()
                 guard try await common.withStore(logger: logger, { store in try await store.deleteWebhook(id: id) }) else {
-                    throw Token.Failure(description: "no webhook \(id)")
+                    throw CommandFailure(description: "no webhook \(id)")
                 }
                 print("deleted webhook \(id)")
             }

@@ -4,7 +4,8 @@ import PostgresStore
 import Synchronization
 
 /// A loopback TCP proxy to a server, which `cut()` turns into a server that has gone away: every connection through it
-/// is closed, as a server that stops closes its sessions, and its port refuses new ones.
+/// is closed, as a server that stops closes its sessions, and its port refuses new ones. `freeze()` turns it into a
+/// network that has broken without a word: every connection stays open, and nothing more goes through.
 final class CuttableProxy: Sendable {
     let port: Int
     private let listener: any Channel
@@ -27,8 +28,8 @@ final class CuttableProxy: Sendable {
             .childChannelInitializer { inbound in
                 ClientBootstrap(group: inbound.eventLoop).connect(host: host, port: upstreamPort).flatMapThrowing { outbound in
                     // Both channels share the client's event loop.
-                    try inbound.pipeline.syncOperations.addHandler(Forwarder(to: outbound))
-                    try outbound.pipeline.syncOperations.addHandler(Forwarder(to: inbound))
+                    try inbound.pipeline.syncOperations.addHandler(Forwarder(to: outbound, connections: connections))
+                    try outbound.pipeline.syncOperations.addHandler(Forwarder(to: inbound, connections: connections))
                     connections.add(inbound, outbound)
                     inbound.setOption(.autoRead, value: true).whenComplete { _ in }
                 }
@@ -53,9 +54,15 @@ final class CuttableProxy: Sendable {
         for channel in connections.cut() { try? await channel.close() }
     }
 
+    /// Drops every byte from now on, closing nothing: a peer on either side hears nothing more.
+    func freeze() {
+        connections.frozen.store(true, ordering: .relaxed)
+    }
+
     /// The channels of every connection through the proxy; one added after the cut is closed at once.
     private final class Connections: Sendable {
         private let state = Mutex<(channels: [any Channel], isCut: Bool)>(([], false))
+        let frozen = Atomic(false)
 
         func add(_ channels: (any Channel)...) {
             let isCut = state.withLock { state in
@@ -78,12 +85,15 @@ final class CuttableProxy: Sendable {
         typealias InboundIn = ByteBuffer
 
         private let partner: any Channel
+        private let connections: Connections
 
-        init(to partner: any Channel) {
+        init(to partner: any Channel, connections: Connections) {
             self.partner = partner
+            self.connections = connections
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            guard !connections.frozen.load(ordering: .relaxed) else { return }
             partner.writeAndFlush(unwrapInboundIn(data), promise: nil)
         }
 

@@ -92,6 +92,9 @@ struct WebhookTests {
         #expect(badEntity == 400 && problem?["parameter"] == .string("entities"))
         #expect(try await Self.call(service, .POST, "/webhooks", #"{"url": "ftp://example.com/"}"#).0 == 400)
         #expect(try await Self.call(service, .POST, "/webhooks", #"{"url": "http://127.0.0.1:9/", "since": -1}"#).0 == 400)
+        let (ahead, aheadProblem) = try await Self.call(service, .POST, "/webhooks", #"{"url": "http://127.0.0.1:9/", "since": 5}"#)
+        #expect(ahead == 400 && aheadProblem?["parameter"] == .string("since"))
+        #expect(try await Self.call(service, .POST, "/webhooks", #"{"url": "http://127.0.0.1:99999/"}"#).0 == 400)
         _ = try await service.stop()
     }
 
@@ -171,7 +174,7 @@ struct WebhookTests {
         #expect(deliveries.prefix(4).allSatisfy { $0.id == "msg_\(id)_1_2" })
         #expect(deliveries.prefix(3).allSatisfy { $0.status == 503 })
         let webhook = try #require(try await service.components.store.webhook(id: Int64(id)))
-        #expect(webhook.state == .active && webhook.failures == 0 && webhook.failingSince == nil && webhook.lastError == "answered 503")
+        #expect(webhook.state == .active && webhook.failures == 0 && webhook.failingSince == nil && webhook.lastError == nil)
         let attempts = try await service.components.store.webhookAttempts(id: Int64(id), limit: 10)
         #expect(attempts.map(\.status).suffix(4) == [200, 503, 503, 503])
         #expect(Self.sampleMetric(service, #"catalogd_webhook_deliveries_total{result="failure"}"#) == 3)
@@ -319,6 +322,29 @@ struct WebhookTests {
         #expect(after.deliveredSeq == 0 && after.messageLastSeq == 1 && after.failures == 1, "the attempt cut by the stop is not recorded")
         try await reopened.close()
         try await silent.close()
+    }
+
+    /// The host checked is the host the HTTP client connects to: an internationalised name in its ASCII form, an IPv6
+    /// address without brackets; and the addresses that carry a refused IPv4 address are refused.
+    @Test func aURLIsReadAsTheClientReadsItAndEmbeddedAddressesAreChecked() throws {
+        #expect(try WebhookTarget("http://xn--bcher-kva.example/hook").host == "xn--bcher-kva.example")
+        #expect(try WebhookTarget("https://bücher.example/hook").host == "xn--bcher-kva.example")
+        #expect(try WebhookTarget("http://[::1]:8080/").host == "::1")
+        #expect(try WebhookTarget("https://a@example.com/").port == 443)
+        func v6(_ text: String) throws -> Bool { WebhookTarget.isPublic(try SocketAddress(ipAddress: text, port: 80)) }
+        for refused in [
+            "::1", "::", "::ffff:127.0.0.1", "::127.0.0.1", "::10.0.0.1", "64:ff9b::a9fe:a9fe", "2002:c0a8:0101::1", "fec0::1", "fe80::1", "fd12::1",
+            "ff02::1",
+        ] {
+            #expect(try !v6(refused), "\(refused)")
+        }
+        for allowed in ["2001:4860:4860::8888", "64:ff9b::808:808", "2002:0808:0808::1", "::ffff:8.8.8.8"] { #expect(try v6(allowed), "\(allowed)") }
+        for refused in ["240.0.0.1", "255.255.255.255", "192.0.0.8", "198.19.1.1", "224.0.0.1", "100.127.0.1", "172.31.255.255"] {
+            #expect(try !WebhookTarget.isPublic(SocketAddress(ipAddress: refused, port: 80)), "\(refused)")
+        }
+        for allowed in ["8.8.8.8", "172.32.0.1", "100.128.0.1", "198.20.0.1", "223.255.255.255"] {
+            #expect(try WebhookTarget.isPublic(SocketAddress(ipAddress: allowed, port: 80)), "\(allowed)")
+        }
     }
 
     static func sampleMetric(_ service: RunningService, _ series: String) -> Double? {

@@ -20,8 +20,6 @@ struct WebhookStoreTests {
         #expect(try await store.createWebhook(url: "http://c.example/", entities: [.film], secret: "whsec_c", since: nil, limit: 2) == nil)
         #expect(try await store.webhooks() == [now, all])
         #expect(try await store.webhook(id: all.id)?.entities == [.film, .product])
-        #expect(try await store.webhook(id: all.id)?.entityFilter == nil)
-        #expect(try await store.webhook(id: now.id)?.entityFilter == .product)
         #expect(try await store.deleteWebhook(id: now.id))
         #expect(try await store.deleteWebhook(id: now.id) == false)
         #expect(try await store.webhooks() == [all])
@@ -57,16 +55,20 @@ struct WebhookStoreTests {
         failing.failingSince = "2026-11-28T00:00:00Z"
         failing.lastError = "refused"
         failing.nextAttemptAt = "2026-11-28T00:00:01Z"
-        #expect(try await store.updateWebhook(failing, expectedDeliveredSeq: 0, expectedState: .active, attempt: attempt(0, status: nil)))
+        #expect(try await store.updateWebhook(failing, expectedDeliveredSeq: 0, expectedState: .active, attempt: attempt(0, status: nil), under: nil))
         #expect(try await store.webhook(id: created.id) == failing)
         // Another replica's view, one delivery behind, changes nothing.
         var stale = created
         stale.deliveredSeq = 3
-        #expect(try await store.updateWebhook(stale, expectedDeliveredSeq: 2, expectedState: .active, attempt: attempt(1, status: 200)) == false)
-        #expect(try await store.updateWebhook(stale, expectedDeliveredSeq: 0, expectedState: .failing, attempt: nil) == false)
+        #expect(
+            try await store.updateWebhook(stale, expectedDeliveredSeq: 2, expectedState: .active, attempt: attempt(1, status: 200), under: nil)
+                == false)
+        #expect(try await store.updateWebhook(stale, expectedDeliveredSeq: 0, expectedState: .failing, attempt: nil, under: nil) == false)
         #expect(try await store.webhook(id: created.id) == failing)
         for number in 1...(WebhookAttempt.kept + 5) {
-            #expect(try await store.updateWebhook(failing, expectedDeliveredSeq: 0, expectedState: .active, attempt: attempt(number, status: 500)))
+            #expect(
+                try await store.updateWebhook(
+                    failing, expectedDeliveredSeq: 0, expectedState: .active, attempt: attempt(number, status: 500), under: nil))
         }
         let attempts = try await store.webhookAttempts(id: created.id, limit: 1000)
         #expect(attempts.count == WebhookAttempt.kept)
@@ -98,8 +100,17 @@ struct WebhookStoreTests {
             if next == nil { try await Task.sleep(for: .milliseconds(100)) }
         }
         let taken = try #require(next)
+        // What the sender records, it records while its claim is held.
+        let webhook = try #require(
+            try await temporary.store.createWebhook(url: "http://a.example/", entities: [.product], secret: "s", since: 0, limit: 10))
+        var moved = webhook
+        moved.failures = 1
+        #expect(try await temporary.store.updateWebhook(moved, expectedDeliveredSeq: 0, expectedState: .active, attempt: nil, under: taken))
         await taken.release()
         #expect(taken.isHeld == false)
+        moved.failures = 2
+        #expect(try await temporary.store.updateWebhook(moved, expectedDeliveredSeq: 0, expectedState: .active, attempt: nil, under: taken) == false)
+        #expect(try await temporary.store.webhook(id: webhook.id)?.failures == 1)
         let again = try #require(try await temporary.store.claimWebhookDelivery())
         await again.release()
     }

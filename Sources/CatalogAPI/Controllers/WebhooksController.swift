@@ -83,6 +83,7 @@ struct WebhooksController<Context: RequestContext> {
             switch refusal {
             case .badURL: throw Problem.badParameter("url", refusal.description)
             case .badEntities: throw Problem.badParameter("entities", refusal.description)
+            case .sinceAhead: throw Problem.badParameter("since", refusal.description)
             case .historyGone(let gone):
                 throw Problem(.gone, type: "history-gone", detail: refusal.description, extensions: [("last_seq", .number(String(gone.lastSeq)))])
             case .limitReached: throw Problem(.conflict, type: "webhook-limit", detail: refusal.description)
@@ -150,7 +151,8 @@ struct WebhooksController<Context: RequestContext> {
             webhook.failures = 0
             webhook.failingSince = nil
             webhook.nextAttemptAt = nil
-            guard try await store.updateWebhook(webhook, expectedDeliveredSeq: given.deliveredSeq, expectedState: .failing, attempt: nil) else {
+            guard try await store.updateWebhook(webhook, expectedDeliveredSeq: given.deliveredSeq, expectedState: .failing, attempt: nil, under: nil)
+            else {
                 throw Problem(.conflict, type: "webhook-moved", detail: "webhook \(id) changed meanwhile; read it and try again")
             }
             context.logger.notice("webhook \(id) resumed by \(admin.author)", metadata: ["webhook.id": "\(id)", "token.author": "\(admin.author)"])

@@ -9,6 +9,7 @@ public enum WebhookIssuer {
         case badURL(String)
         case badEntities
         case historyGone(HistoryGone)
+        case sinceAhead(since: Int64, lastSeq: Int64)
         case limitReached(Int)
 
         public var description: String {
@@ -17,6 +18,8 @@ public enum WebhookIssuer {
             case .badEntities: "entities must name at least one of \(WebhookIssuer.entityNames), or be left out for all"
             case .historyGone(let gone):
                 "changes after \(gone.since) are no longer kept (history starts after \(gone.horizon)); export the catalogue and subscribe since its X-Catalog-Seq"
+            case .sinceAhead(let since, let lastSeq):
+                "since \(since) is after the newest seq, \(lastSeq): a subscription starts at a seq the history has"
             case .limitReached(let limit): "the service keeps at most \(limit) webhooks (--max-webhooks); delete one first"
             }
         }
@@ -42,6 +45,10 @@ public enum WebhookIssuer {
             }
             guard !named.isEmpty else { throw Refusal.badEntities }
             entities = entities.filter(named.contains)
+        }
+        if let since {
+            let lastSeq = try await store.currentVersions().lastSeq
+            if since > lastSeq { throw Refusal.sinceAhead(since: since, lastSeq: lastSeq) }
         }
         let created: Webhook?
         do {

@@ -1,27 +1,38 @@
-/// How a subscription's messages yield to a busy API: while the service answers more than `busyRate` requests a second,
-/// each message is followed by a rest `restFactor` times as long as the message took, so that deliveries take at most
-/// about a fifth of the time they would from the requests; on a quieter service messages go back to back.
-struct WebhookPacing {
+import Synchronization
+
+/// How deliveries yield to a busy API: while the service answers more than `busyRate` requests a second, each message
+/// of any subscription waits its turn, and each turn comes `restFactor` times the message's own work (reading its
+/// changes and rows, recording it; not the wait for the receiver) after the last one, so that deliveries together take
+/// at most about a fifth of the time they would from the requests. On a quieter service messages go back to back.
+final class WebhookPacing: Sendable {
     static let busyRate = 1_000.0
     static let restFactor = 4
 
-    let answered: AnsweredRequests
-    private var lastCount: Int
-    private var lastTime: ContinuousClock.Instant
+    private struct State {
+        var lastCount: Int
+        var lastTime: ContinuousClock.Instant
+        var nextTurn: ContinuousClock.Instant
+    }
+
+    private let answered: AnsweredRequests
+    private let state: Mutex<State>
 
     init(answered: AnsweredRequests) {
         self.answered = answered
-        lastCount = answered.total
-        lastTime = .now
+        state = Mutex(State(lastCount: answered.total, lastTime: .now, nextTurn: .now))
     }
 
-    /// The rest after a message that took `work`; zero on a quiet service.
-    mutating func rest(after work: Duration) -> Duration {
+    /// How long the message that did `work` waits before the next one of its subscription: zero on a quiet service.
+    func rest(after work: Duration) -> Duration {
         let count = answered.total
         let now = ContinuousClock.now
-        let elapsed = (now - lastTime).timeInterval
-        let rate = elapsed > 0 ? Double(count - lastCount) / elapsed : 0
-        (lastCount, lastTime) = (count, now)
-        return rate > Self.busyRate ? work * Self.restFactor : .zero
+        return state.withLock { state in
+            let elapsed = (now - state.lastTime).timeInterval
+            let rate = elapsed > 0 ? Double(count - state.lastCount) / elapsed : 0
+            if elapsed >= 0.05 { (state.lastCount, state.lastTime) = (count, now) }
+            guard rate > Self.busyRate else { return .zero }
+            state.nextTurn = max(state.nextTurn, now) + work * Self.restFactor
+            return state.nextTurn - now
+        }
     }
 }

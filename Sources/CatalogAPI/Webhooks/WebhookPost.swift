@@ -2,8 +2,9 @@ import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
 
-/// One POST of a message to a webhook's receiver, over a connection of its own to the address that was checked
-/// (`WebhookTarget.resolve`): TLS still names and verifies the URL's host. Redirects are not followed (a 3xx is the
+/// One POST of a message to a webhook's receiver: its host resolved and checked (`WebhookTarget.resolve`), then a
+/// connection of its own to exactly that address, where TLS still names and verifies the URL's host; the whole within
+/// the timeout. Redirects are not followed (a 3xx is the
 /// answer), and at most `maximumBodyBytes` of the answer's body are read, then dropped.
 enum WebhookPost {
     static let maximumBodyBytes = 64 * 1024
@@ -13,17 +14,31 @@ enum WebhookPost {
         let description: String
     }
 
-    /// The receiver's status; throws `Failure` when none came within `timeout` (refused, reset, too slow).
+    /// The receiver's status; throws `Failure` when none came within `timeout`, the host's resolution included (refused,
+    /// reset, too slow, an address `WebhookTarget.resolve` refuses).
     static func send(
+        _ body: [UInt8], headers: HTTPHeaders, to target: WebhookTarget, allowsPrivate: Bool, timeout: Duration
+    ) async throws -> Int {
+        do {
+            return try await withDeadline(timeout) {
+                try await send(body, headers: headers, to: target, at: try await target.resolve(allowsPrivate: allowsPrivate), timeout: timeout)
+            }
+        } catch let refusal as WebhookTarget.Refusal {
+            throw Failure(description: refusal.description)
+        }
+    }
+
+    private static func send(
         _ body: [UInt8], headers: HTTPHeaders, to target: WebhookTarget, at address: SocketAddress, timeout: Duration
     ) async throws -> Int {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         configuration.decompression = .disabled
         let connectTo = address.ipAddress ?? target.host
+        // The client looks the override up under the host it reads from the URL, as `WebhookTarget` read it.
         configuration.dnsOverride[target.host] = connectTo
-        configuration.dnsOverride[target.host.lowercased()] = connectTo
-        let amount = TimeAmount(timeout)
+        // The client's own limits lie past the attempt's deadline (`withDeadline`), which is the one that ends it.
+        let amount = TimeAmount(timeout + .seconds(1))
         configuration.timeout = HTTPClient.Configuration.Timeout(connect: amount, read: amount, write: amount)
         var request = HTTPClientRequest(url: target.url)
         request.method = .POST
@@ -32,19 +47,15 @@ enum WebhookPost {
         let settings = configuration
         let post = request
         do {
-            return try await withDeadline(timeout) {
-                try await HTTPClient.withHTTPClient(configuration: settings) { client in
-                    let response = try await client.execute(post, timeout: amount)
-                    var read = 0
-                    for try await part in response.body {
-                        read += part.readableBytes
-                        if read >= maximumBodyBytes { break }
-                    }
-                    return Int(response.status.code)
+            return try await HTTPClient.withHTTPClient(configuration: settings) { client in
+                let response = try await client.execute(post, timeout: amount)
+                var read = 0
+                for try await part in response.body {
+                    read += part.readableBytes
+                    if read >= maximumBodyBytes { break }
                 }
+                return Int(response.status.code)
             }
-        } catch let failure as Failure {
-            throw failure
         } catch is CancellationError {
             throw CancellationError()
         } catch {
