@@ -101,23 +101,28 @@ final class PostgresClaim: StoreClaim {
     /// than when the operating system's keepalives give up, hours later.
     private static func hold(_ connection: PostgresConnection, until released: AsyncStream<Void>, logger: Logger) async throws {
         try await connection.query(
-            "SELECT set_config('tcp_keepalives_idle', '4', false), set_config('tcp_keepalives_interval', '2', false), set_config('tcp_keepalives_count', '2', false)",
-            logger: logger)
-        while !connection.isClosed {
-            let releasedNow = await withTaskGroup(of: Bool.self) { group in
-                group.addTask {
-                    for await _ in released {}
-                    return !Task.isCancelled
-                }
-                group.addTask {
-                    try? await Task.sleep(for: heartbeat)
-                    return false
-                }
-                let first = await group.next() ?? true
-                group.cancelAll()
-                return first
+            """
+            SELECT set_config('tcp_keepalives_idle', '4', false), set_config('tcp_keepalives_interval', '2', false),
+                set_config('tcp_keepalives_count', '2', false)
+            """, logger: logger)
+        // One stream of beats, ended by the release: `released` is read by one task alone, as an iteration that is
+        // cancelled ends its stream.
+        let (beats, beat) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let timer = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: heartbeat)
+                beat.yield()
             }
-            if releasedNow || Task.isCancelled { return }
+        }
+        let watcher = Task {
+            for await _ in released {}
+            beat.finish()
+        }
+        defer {
+            timer.cancel()
+            watcher.cancel()
+        }
+        for await _ in beats where !connection.isClosed {
             let alive = await withTaskGroup(of: Bool.self) { group in
                 group.addTask { (try? await connection.query("SELECT 1", logger: logger)) != nil }
                 group.addTask {

@@ -26,6 +26,10 @@ struct WebhookClaimTests {
                 let claim = try #require(try await sender.claimWebhookDelivery())
                 #expect(claim.isHeld)
                 #expect(try await other.claimWebhookDelivery() == nil)
+                // Held across heartbeats while the session answers.
+                try await Task.sleep(for: PostgresClaim.heartbeat * 2 + .seconds(1))
+                #expect(claim.isHeld)
+                #expect(try await other.claimWebhookDelivery() == nil)
                 proxy.freeze()
                 let frozen = ContinuousClock.now
                 while claim.isHeld, ContinuousClock.now - frozen < .seconds(15) { try await Task.sleep(for: .milliseconds(100)) }
