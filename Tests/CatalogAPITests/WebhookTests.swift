@@ -154,6 +154,7 @@ struct WebhookTests {
         #expect(integer(attempts?["count"]) == deliveries.count)
         #expect(attempts?["results"]?[0]?["status"] == .number("200"))
         #expect(Self.sampleMetric(service, #"catalogd_webhook_deliveries_total{result="success"}"#) == Double(deliveries.count))
+        #expect(Self.sampleMetric(service, #"catalogd_webhook_lag_changes{webhook="\#(id)"}"#) == 0)
         _ = try await service.stop()
         await receiver.stop()
     }
@@ -260,6 +261,28 @@ struct WebhookTests {
         let attempt = try #require(try await service.components.store.webhookAttempts(id: webhook.id, limit: 1).first)
         #expect(attempt.status == nil && attempt.error?.contains("127.0.0.1, a loopback") == true)
         #expect(await receiver.log.deliveries.isEmpty)
+        _ = try await service.stop()
+        await receiver.stop()
+    }
+
+    /// A subscription whose position the history no longer holds is `gone`, as the feed answers 410 for it, and cannot
+    /// resume.
+    @Test(arguments: StoreBackend.available)
+    func aSubscriptionWhosePositionWasPrunedIsGone(_ backend: StoreBackend) async throws {
+        let receiver = try await WebhookReceiver.start { _ in 503 }
+        let service = try await Self.start(backend)
+        defer { service.testStore.remove() }
+        for key in ["P1", "P2", "P3"] { try await Self.writeProducts(service, [key]) }
+        let (_, body) = try await Self.call(service, .POST, "/webhooks", #"{"url": "\#(receiver.url)", "since": 0}"#)
+        let id = try #require(integer(body?["id"]))
+        #expect(try await Self.eventually { await !receiver.log.deliveries.isEmpty })
+        #expect(try await service.components.store.pruneHistory(before: "2100-01-01T00:00:00Z") == 2)
+        #expect(try await Self.eventually { try await Self.call(service, .GET, "/webhooks/\(id)").1?["state"] == .string("gone") })
+        let (_, gone) = try await Self.call(service, .GET, "/webhooks/\(id)")
+        guard case .string(let reason)? = gone?["last_error"] else { throw CancellationError() }
+        #expect(reason.contains("no longer holds the changes after seq 0"))
+        let (resumed, problem) = try await Self.call(service, .POST, "/webhooks/\(id)/resume")
+        #expect(resumed == 409 && problem?["type"] == .string("https://catalogd.dev/problems/webhook-gone"))
         _ = try await service.stop()
         await receiver.stop()
     }
