@@ -33,7 +33,7 @@ public enum WebhookIssuer {
         _ store: any CatalogStore, url: String, entities names: [String]?, since: Int64?, settings: WebhookSettings
     ) async throws -> Webhook {
         do {
-            _ = try await WebhookTarget(url).resolve(allowsPrivate: settings.allowsPrivateTargets)
+            _ = try await WebhookTarget(url).resolve(allowsPrivate: settings.allowsPrivateTargets, within: settings.timeout)
         } catch {
             throw Refusal.badURL(error.description)
         }

@@ -21,7 +21,8 @@ enum WebhookPost {
     ) async throws -> Int {
         do {
             return try await withDeadline(timeout) {
-                try await send(body, headers: headers, to: target, at: try await target.resolve(allowsPrivate: allowsPrivate), timeout: timeout)
+                let address = try await target.resolve(allowsPrivate: allowsPrivate, within: timeout)
+                return try await send(body, headers: headers, to: target, at: address, timeout: timeout)
             }
         } catch let refusal as WebhookTarget.Refusal {
             throw Failure(description: refusal.description)

@@ -49,14 +49,26 @@ struct WebhookTarget: Sendable {
     }
 
     /// The address a delivery connects to: the host's first, resolved now, refused when it is not public (unless
-    /// `allowsPrivate`).
-    func resolve(allowsPrivate: Bool) async throws(Refusal) -> SocketAddress {
+    /// `allowsPrivate`), or when no answer came within `timeout`.
+    func resolve(allowsPrivate: Bool, within timeout: Duration) async throws(Refusal) -> SocketAddress {
         let host = host
         let port = port
         let address: SocketAddress
         do {
-            // getaddrinfo blocks: it runs on NIO's thread pool, not on a task's thread.
-            address = try await NIOThreadPool.singleton.runIfActive { try SocketAddress.makeAddressResolvingHost(host, port: port) }
+            address = try await withThrowingTaskGroup(of: SocketAddress.self) { group in
+                // getaddrinfo blocks, on NIO's thread pool rather than a task's thread, and cannot be stopped: past the
+                // timeout it is left to finish there.
+                group.addTask { try await NIOThreadPool.singleton.runIfActive { try SocketAddress.makeAddressResolvingHost(host, port: port) } }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    throw Refusal.unresolvable(host: host, reason: "no answer within \(timeout)")
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next() else { throw CancellationError() }
+                return first
+            }
+        } catch let refusal as Refusal {
+            throw refusal
         } catch {
             throw .unresolvable(host: host, reason: "\(error)")
         }
