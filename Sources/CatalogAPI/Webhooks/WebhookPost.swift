@@ -2,10 +2,14 @@ import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One POST of a message to a webhook's receiver: its host resolved and checked (`WebhookTarget.resolve`), then a
 /// connection of its own to exactly that address, where TLS still names and verifies the URL's host; the whole within
-/// the timeout. Redirects are not followed (a 3xx is the
-/// answer), and at most `maximumBodyBytes` of the answer's body are read, then dropped.
+/// the timeout. Redirects are not followed (a 3xx is the answer), and at most `maximumBodyBytes` of the answer's body
+/// are read, then dropped.
 enum WebhookPost {
     static let maximumBodyBytes = 64 * 1024
 
@@ -35,6 +39,9 @@ enum WebhookPost {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         configuration.decompression = .disabled
+        // A refused connection is a failed attempt at once, tried again after the subscription's own back-off, rather
+        // than tried again by the client until the timeout.
+        configuration.connectionPool.retryConnectionEstablishment = false
         let connectTo = address.ipAddress ?? target.host
         // The client looks the override up under the host it reads from the URL, as `WebhookTarget` read it.
         configuration.dnsOverride[target.host] = connectTo
@@ -59,6 +66,9 @@ enum WebhookPost {
             }
         } catch is CancellationError {
             throw CancellationError()
+        } catch let error as IOError {
+            // NIO's own description repeats itself ("connection reset (error set): Connection refused) (errno: 111)").
+            throw Failure(description: "could not connect to \(connectTo) port \(target.port): \(String(cString: strerror(error.errnoCode)))")
         } catch {
             throw Failure(description: "\(error)")
         }
