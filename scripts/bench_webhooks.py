@@ -14,7 +14,7 @@ import time
 import urllib.request
 
 from bench_common import catalogd_import, run_facts, run_wrk, start_catalogd
-from harness import Processes, wait_until_host_idle
+from harness import Processes, api, wait_until_host_idle
 from webhook_receiver import Receiver
 
 TOKEN = "bench-token"
@@ -23,12 +23,10 @@ TARGET_READ_RATIO = 0.8
 
 
 def call(method, url, body=None):
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(url, data=data, method=method,
-                                     headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=60) as response:
-        text = response.read()
-        return json.loads(text) if text else None
+    status, answer = api(method, url, TOKEN, body, timeout=60)
+    if status >= 400:
+        raise SystemExit(f"{method} {url} answered {status}")
+    return answer
 
 
 def newest_seq(base):

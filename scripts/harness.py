@@ -13,6 +13,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import urllib.error
 import urllib.request
 
 SCRIPTS = os.path.dirname(os.path.abspath(__file__))
@@ -41,6 +42,19 @@ def wait_for(url, seconds=120):
 def get_json(url, timeout=60):
     with urllib.request.urlopen(url, timeout=timeout) as response:
         return json.load(response)
+
+
+def api(method, url, token, body=None, timeout=30):
+    """(status, JSON body or None) of one request with a bearer token and a JSON body, for any status."""
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, method=method,
+                                     headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            text = response.read()
+            return response.status, json.loads(text) if text else None
+    except urllib.error.HTTPError as error:
+        return error.code, None
 
 
 def memory_kib(pid, field):

@@ -16,16 +16,13 @@ webhook-id. Prints one line per check; exits 1 if any fails.
 """
 
 import argparse
-import json
 import os
 import signal
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 
-from harness import Processes, free_port, psql, wait_for, with_database
+from harness import Processes, api, free_port, psql, wait_for, with_database
 from webhook_receiver import Receiver
 
 TOKEN = "webhooks-token"
@@ -34,15 +31,7 @@ TAKEOVER_LIMIT = 15
 
 
 def request(method, url, body=None):
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, method=method,
-                                 headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=30) as response:
-            text = response.read()
-            return response.status, json.loads(text) if text else None
-    except urllib.error.HTTPError as error:
-        return error.code, None
+    return api(method, url, TOKEN, body)
 
 
 def serve(processes, binaries, name, database):

@@ -23,19 +23,8 @@ struct TokensController<Context: RequestContext> {
         _ = try await authority.authorize(request, .tokensAdmin)
         let tokens = try await store.tokens()
         let base = urls.base(for: request)
-        var writer = JSONWriter(capacity: 256 * (tokens.count + 1))
-        writer.objectStart()
-        writer.member("count", tokens.count)
-        for name in ["next", "previous"] {
-            writer.key(name)
-            writer.null()
-        }
-        writer.key("results")
-        writer.arrayStart()
-        for token in tokens { Self.write(token, base: base, into: &writer) }
-        writer.arrayEnd()
-        writer.objectEnd()
-        return JSONResponder.unstored(JSONResponder.json(writer.bytes))
+        let bytes = Representations.wholeList(tokens) { Self.write($0, base: base, into: &$1) }
+        return JSONResponder.unstored(JSONResponder.json(bytes))
     }
 
     @Sendable func get(_ request: Request, context: Context) async throws -> Response {

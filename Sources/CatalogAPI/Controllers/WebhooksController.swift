@@ -30,19 +30,8 @@ struct WebhooksController<Context: RequestContext> {
             return WebhookPages.list(webhooks, lastSeq: try await store.currentVersions().lastSeq, request: request)
         }
         let base = urls.base(for: request)
-        var writer = JSONWriter(capacity: 512 * (webhooks.count + 1))
-        writer.objectStart()
-        writer.member("count", webhooks.count)
-        for name in ["next", "previous"] {
-            writer.key(name)
-            writer.null()
-        }
-        writer.key("results")
-        writer.arrayStart()
-        for webhook in webhooks { Self.write(webhook, base: base, into: &writer) }
-        writer.arrayEnd()
-        writer.objectEnd()
-        return JSONResponder.unstored(JSONResponder.json(writer.bytes))
+        let bytes = Representations.wholeList(webhooks) { Self.write($0, base: base, into: &$1) }
+        return JSONResponder.unstored(JSONResponder.json(bytes))
     }
 
     @Sendable func get(_ request: Request, context: Context) async throws -> Response {

@@ -100,6 +100,24 @@ struct Representations {
         return writer.bytes
     }
 
+    /// A whole list in the envelope of one page, `{"count", "next": null, "previous": null, "results"}`, as the
+    /// administrators' lists (tokens, webhooks) answer: each item rendered by `render`.
+    static func wholeList<Item>(_ items: [Item], _ render: (Item, inout JSONWriter) -> Void) -> [UInt8] {
+        var writer = JSONWriter(capacity: 512 * (items.count + 1))
+        writer.objectStart()
+        writer.member("count", items.count)
+        for name in ["next", "previous"] {
+            writer.key(name)
+            writer.null()
+        }
+        writer.key("results")
+        writer.arrayStart()
+        for item in items { render(item, &writer) }
+        writer.arrayEnd()
+        writer.objectEnd()
+        return writer.bytes
+    }
+
     /// Renders one object on its own.
     static func single(_ render: (inout JSONWriter) -> Void) -> [UInt8] {
         var writer = JSONWriter()
