@@ -11,7 +11,7 @@ package struct StoreCheckRule: Sendable {
     /// The derived counts against a recount, the history's continuity and the rejection lines an import kept.
     package static let all: [StoreCheckRule] =
         FilmLinkKind.allCases.map(filmLinkCount) + [categoryCount, inStockCount] + Change.Entity.allCases.map(lastChangeKept) + [
-            historyGaps, rejectionLines,
+            historyGaps, rejectionLines, webhookPositions,
         ]
 
     static func filmLinkCount(_ kind: FilmLinkKind) -> StoreCheckRule {
@@ -75,6 +75,22 @@ package struct StoreCheckRule: Sendable {
             ORDER BY id LIMIT 100
             """
     ) { row in "import \(row.text(0)): \(row.text(1)) rejected but \(row.text(2)) rejection lines kept" }
+
+    /// A subscription's delivered position, and the last seq of the message under way, lie within the history's seqs, in
+    /// that order, and its state is one this build knows.
+    static let webhookPositions = StoreCheckRule(
+        sql: """
+            SELECT id, delivered_seq, message_last_seq, state FROM (
+                SELECT w.*, COALESCE((SELECT MAX(seq) FROM changes), 0) AS last_seq FROM webhooks w
+            ) AS placed
+            WHERE delivered_seq < 0 OR delivered_seq > last_seq
+                OR (message_last_seq IS NOT NULL AND (message_last_seq <= delivered_seq OR message_last_seq > last_seq))
+                OR state NOT IN (\(Webhook.State.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")))
+            ORDER BY id LIMIT 100
+            """
+    ) { row in
+        "webhook \(row.text(0)): delivered seq \(row.text(1)), message under way to \(row.text(2)), state \(row.text(3)): not within the history, or a state this build does not know"
+    }
 }
 
 extension [ListCursor.Value] {

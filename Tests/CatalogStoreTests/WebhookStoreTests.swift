@@ -80,6 +80,20 @@ struct WebhookStoreTests {
     }
 
     @Test(arguments: StoreBackend.available)
+    func checkFindsAPositionOutsideTheHistory(_ backend: StoreBackend) async throws {
+        let temporary = try await TestStore.open(backend)
+        defer { temporary.remove() }
+        _ = try await temporary.store.upsertProducts([try product("P1")], author: "api")
+        let webhook = try #require(
+            try await temporary.store.createWebhook(url: "http://a.example/", entities: [.product], secret: "s", since: nil, limit: 10))
+        #expect(try await temporary.store.check().isEmpty)
+        try await temporary.executeRaw("UPDATE webhooks SET delivered_seq = 7 WHERE id = ?", [.integer(Int(webhook.id))])
+        let problems = try await temporary.store.check()
+        #expect(problems.count == 1)
+        #expect(problems.first?.hasPrefix("webhook \(webhook.id): delivered seq 7") == true)
+    }
+
+    @Test(arguments: StoreBackend.available)
     func oneProcessSendsAtATimeAndAnotherTakesOverWhenItStops(_ backend: StoreBackend) async throws {
         let temporary = try await TestStore.open(backend)
         defer { temporary.remove() }
