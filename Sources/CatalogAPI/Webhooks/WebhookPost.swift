@@ -24,7 +24,7 @@ enum WebhookPost {
         _ body: [UInt8], headers: HTTPHeaders, to target: WebhookTarget, allowsPrivate: Bool, timeout: Duration
     ) async throws -> Int {
         do {
-            return try await withDeadline(timeout) {
+            return try await Deadline.run(within: timeout, orThrow: { Failure(description: "no answer within \(timeout)") }) {
                 let address = try await target.resolve(allowsPrivate: allowsPrivate, within: timeout)
                 return try await send(body, headers: headers, to: target, at: address, timeout: timeout)
             }
@@ -45,7 +45,7 @@ enum WebhookPost {
         let connectTo = address.ipAddress ?? target.host
         // The client looks the override up under the host it reads from the URL, as `WebhookTarget` read it.
         configuration.dnsOverride[target.host] = connectTo
-        // The client's own limits lie past the attempt's deadline (`withDeadline`), which is the one that ends it.
+        // The client's own limits lie past the attempt's deadline (`Deadline.run`), which is the one that ends it.
         let amount = TimeAmount(timeout + .seconds(1))
         configuration.timeout = HTTPClient.Configuration.Timeout(connect: amount, read: amount, write: amount)
         var request = HTTPClientRequest(url: target.url)
@@ -71,20 +71,6 @@ enum WebhookPost {
             throw Failure(description: "could not connect to \(connectTo) port \(target.port): \(String(cString: strerror(error.errnoCode)))")
         } catch {
             throw Failure(description: "\(error)")
-        }
-    }
-
-    /// `body`'s result, or a `Failure` once `timeout` has passed: the whole attempt, answer's body included.
-    private static func withDeadline<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await withThrowingTaskGroup(of: T.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                throw Failure(description: "no answer within \(timeout)")
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next() else { throw CancellationError() }
-            return first
         }
     }
 }

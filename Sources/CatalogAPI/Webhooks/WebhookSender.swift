@@ -22,6 +22,12 @@ struct WebhookSender: Service {
     let settings: WebhookSettings
     let logger: Logger
 
+    /// How often a process that does not send asks for the right to: another replica takes over within this long of
+    /// the sender's end.
+    static let claimInterval: Duration = .seconds(5)
+    /// How often the sender reads the subscriptions again, for ones made or resumed (on any replica).
+    static let pollInterval: Duration = .seconds(1)
+
     func run() async {
         await cancelWhenGracefulShutdown { await sendWhileClaimed() }
     }
@@ -30,7 +36,7 @@ struct WebhookSender: Service {
         var announced = false
         while !Task.isCancelled {
             guard await hasActiveSubscription() else {
-                try? await Task.sleep(for: settings.pollInterval)
+                try? await Task.sleep(for: Self.pollInterval)
                 continue
             }
             let claim: (any StoreClaim)?
@@ -45,7 +51,7 @@ struct WebhookSender: Service {
                     logger.info("another process sends the webhooks; this one takes over when it stops")
                     announced = true
                 }
-                try? await Task.sleep(for: settings.claimInterval)
+                try? await Task.sleep(for: Self.claimInterval)
                 continue
             }
             logger.info("this process sends the webhooks", metadata: ["webhook.sender": "claimed"])
@@ -89,7 +95,7 @@ struct WebhookSender: Service {
                 } catch {
                     logger.warning("could not read the webhooks: \(error)")
                 }
-                try? await Task.sleep(for: settings.pollInterval)
+                try? await Task.sleep(for: Self.pollInterval)
             }
             group.cancelAll()
         }
@@ -117,7 +123,7 @@ struct WebhookSender: Service {
                 case .stopped: return
                 case .failed(let delay): try await Task.sleep(for: delay)
                 case .idle(let lastSeq):
-                    guard await notifier.wait(after: lastSeq, timeout: settings.pollInterval) != nil else { return }
+                    guard await notifier.wait(after: lastSeq, timeout: Self.pollInterval) != nil else { return }
                 }
             } catch is CancellationError {
                 return

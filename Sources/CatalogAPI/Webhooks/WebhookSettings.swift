@@ -9,11 +9,6 @@ public struct WebhookSettings: Sendable {
     public var giveUpAfter: Duration = .seconds(24 * 3600)
     /// The most subscriptions the store keeps (`--max-webhooks`).
     public var maximumSubscriptions = 100
-    /// How often a process that does not send asks for the right to: another replica takes over within this long
-    /// of the sender's end.
-    var claimInterval: Duration = .seconds(5)
-    /// How often the sender reads the subscriptions again, for ones made or resumed (on any replica).
-    var pollInterval: Duration = .seconds(1)
 
     public init() {}
 }

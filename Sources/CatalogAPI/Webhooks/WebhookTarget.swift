@@ -55,17 +55,12 @@ struct WebhookTarget: Sendable {
         let port = port
         let address: SocketAddress
         do {
-            address = try await withThrowingTaskGroup(of: SocketAddress.self) { group in
-                // getaddrinfo blocks, on NIO's thread pool rather than a task's thread, and cannot be stopped: past the
-                // timeout it is left to finish there.
-                group.addTask { try await NIOThreadPool.singleton.runIfActive { try SocketAddress.makeAddressResolvingHost(host, port: port) } }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    throw Refusal.unresolvable(host: host, reason: "no answer within \(timeout)")
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next() else { throw CancellationError() }
-                return first
+            // getaddrinfo blocks, on NIO's thread pool rather than a task's thread, and cannot be stopped: past the
+            // timeout it is left to finish there.
+            address = try await Deadline.run(
+                within: timeout, orThrow: { Refusal.unresolvable(host: host, reason: "no answer within \(timeout)") }
+            ) {
+                try await NIOThreadPool.singleton.runIfActive { try SocketAddress.makeAddressResolvingHost(host, port: port) }
             }
         } catch let refusal as Refusal {
             throw refusal
