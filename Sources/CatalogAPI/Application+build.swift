@@ -38,9 +38,10 @@ public struct ServiceConfiguration: Sendable {
     public var maximumExports = Exports.defaultLimit
     /// Longest an export may stream: past it the response is cut, a truncated transfer (see `Exports`).
     public var exportMaximumDuration = Exports.defaultMaximumDuration
-    /// Rows an export reads and sends at a time; no option sets it (tests make it small, so that writes fall between
-    /// an export's batches).
-    var exportBatchSize = Exports.defaultBatchSize
+    /// Rows an export reads and sends at a time; nil, the default, for what the store's snapshot reads best
+    /// (`StoreSnapshot.exportPageSize`). No option sets it (tests make it small, so that writes fall between an
+    /// export's batches).
+    var exportBatchSize: Int?
     /// Origins whose browsers may call the API (`*`: any); empty turns CORS off.
     public var corsOrigins: [String] = []
     /// Base of the `url` and `next` links; nil builds them from the request's Host.

@@ -55,21 +55,47 @@ public struct UnsafeJSONCursor {
     /// bytes for each byte replaced.
     public mutating func escaped(_ text: UnsafeBufferPointer<UInt8>) {
         let start = next
-        var isASCII = true
-        // Runs that need no escaping (nearly all text) are copied whole.
+        // The high bits of every byte read: any set means the text is not ASCII.
+        var highBits: UInt64 = 0
+        // Runs that need no escaping (nearly all text) are copied whole; eight bytes are looked at a time, and one by
+        // one only where one of the eight may need escaping.
         var runStart = 0
-        for (offset, byte) in text.enumerated() {
-            if byte >= 0x80 { isASCII = false }
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+        func look(at offset: Int) {
+            let byte = text[offset]
+            highBits |= UInt64(byte)
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { return }
             raw(UnsafeBufferPointer(rebasing: text[runStart..<offset]))
             escape(byte)
             runStart = offset + 1
         }
+        var offset = 0
+        if let base = text.baseAddress {
+            while offset + 8 <= text.count {
+                let word = UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)
+                highBits |= word
+                if Self.mayNeedEscaping(word) {
+                    for index in offset..<offset + 8 { look(at: index) }
+                }
+                offset += 8
+            }
+        }
+        for index in offset..<text.count { look(at: index) }
         raw(UnsafeBufferPointer(rebasing: text[runStart...]))
-        guard !isASCII, !Self.isUTF8(text) else { return }
+        guard highBits & Self.highBit != 0, !Self.isUTF8(text) else { return }
         next = start
         var repaired = String(decoding: text, as: UTF8.self)
         repaired.withUTF8 { escaped($0) }
+    }
+
+    private static let highBit: UInt64 = 0x8080_8080_8080_8080
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+
+    /// Whether any of the eight bytes of `word` is below 0x20, a quote or a backslash (and, rarely, when none is:
+    /// the tests are exact for ASCII bytes and may be true for others).
+    private static func mayNeedEscaping(_ word: UInt64) -> Bool {
+        func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highBit != 0 }
+        let control = (word &- ones &* 0x20) & ~word & highBit != 0
+        return control || hasZeroByte(word ^ (ones &* UInt64(UInt8(ascii: "\"")))) || hasZeroByte(word ^ (ones &* UInt64(UInt8(ascii: "\\"))))
     }
 
     /// Whether `bytes` are UTF-8, checked in place by the standard library's validator: every page writes its

@@ -8,6 +8,8 @@
 public protocol StoreSnapshot: AnyObject, Sendable {
     /// The versions the snapshot holds: its rows hold every change up to `lastSeq`, and none after.
     var versions: StoreVersions { get }
+    /// How many rows a page of an export reads by default: what suits the engine's way of reading them.
+    var exportPageSize: Int { get }
     /// A page of products, each handed to `rows` while the store is on its row, and the cursor of the next page.
     func products<Rows: ProductPageRows>(_ filter: ProductFilter, page request: PageRequest, into rows: Rows) async throws -> SnapshotPage<Rows>
     func films(_ filter: FilmFilter, page request: PageRequest) async throws -> SnapshotPage<[FilmRow]>

@@ -59,7 +59,7 @@ struct PostgresListing {
         let resolved = try ordering.resolve(request)
         let walk = KeysetWalk(resolved)
         let cursor = resolved.cursor
-        let sortExpression = expressions[resolved.field] ?? resolved.field
+        let sortExpression = self.sortExpression(resolved.field)
         var statement = conditions
         let countSQL = count ?? "SELECT COUNT(*) FROM \(table) \(conditions.whereSQL)"
         // Rows on the far side of the cursor, seen from the page: in one snapshot, the same as rows beyond the
@@ -92,20 +92,48 @@ struct PostgresListing {
             binds: statement.binds, resolved: resolved)
     }
 
-    /// The statement of every row `conditions` select in `request`'s ordering, from its start and without a limit: the
-    /// listed columns, then each row's sort value and key, as a page's (`pageStatement`). An export reads its rows as
-    /// the connection delivers them (`PostgresSnapshot`).
-    func orderedRowsStatement(_ request: PageRequest, conditions: PostgresConditions) throws -> (
-        sql: String, binds: PostgresBindings, walk: KeysetWalk
-    ) {
-        let walk = KeysetWalk(try ordering.resolve(request))
-        let sortExpression = expressions[walk.resolved.field] ?? walk.resolved.field
+    /// The rows `conditions` select after `position` (from the start when nil) in `walk`'s ordering, at most
+    /// `limit` of them, from `offset` on, as a subquery's `WHERE … ORDER BY … OFFSET … LIMIT …` and its parameters:
+    /// an export's parts and the probes that find where each starts.
+    private func range(
+        _ walk: KeysetWalk, conditions: PostgresConditions, after position: KeysetWalk.Position?, offset: Int, limit: Int
+    ) -> (sql: String, binds: PostgresBindings, sortExpression: String) {
+        let sortExpression = self.sortExpression(walk.resolved.field)
+        var statement = conditions
+        if let position {
+            let comparison = KeysetComparison(sortExpression: sortExpression, keyColumn: keyColumn)
+            let sortValue = comparison.comparesKeyOnly ? "" : statement.parameter(position.sortValue)
+            statement.add(comparison.condition(walk.pageSide, sortValue: sortValue, key: statement.parameter(position.key)))
+        }
+        let (offset, limit) = (statement.parameter(Int64(offset)), statement.parameter(Int64(limit)))
         let sql = """
-            SELECT \(columns), \(sortExpression) AS position_sort, \(keyColumn) AS position_key FROM \(table) \(conditions.whereSQL)
-            ORDER BY \(sortExpression) \(walk.direction), \(keyColumn) \(walk.direction)
+            \(statement.whereSQL) ORDER BY \(sortExpression) \(walk.direction), \(keyColumn) \(walk.direction) OFFSET \(offset) LIMIT \(limit)
             """
-        return (sql, conditions.binds, walk)
+        return (sql, statement.binds, sortExpression)
     }
+
+    /// The statement of a part of an export (`PostgresPackedProducts`): at most `limit` of the rows `conditions`
+    /// select in `walk`'s ordering, after `position` (from the start when nil), as one row of `aggregates` over them.
+    /// The aggregates take the rows in the order the subquery gives them, which nothing reorders: no join, and no
+    /// parallel workers in a snapshot.
+    func partStatement(
+        _ walk: KeysetWalk, conditions: PostgresConditions, after position: KeysetWalk.Position?, limit: Int, aggregates: String
+    ) -> (sql: String, binds: PostgresBindings) {
+        let range = range(walk, conditions: conditions, after: position, offset: 0, limit: limit)
+        return ("SELECT \(aggregates) FROM (SELECT \(columns) FROM \(table) \(range.sql)) AS part", range.binds)
+    }
+
+    /// The statement of the position of the last row of that part, when it is full: where the next part starts, read
+    /// by the ordering's index alone where the filters allow, without the rows before it.
+    func partEndStatement(
+        _ walk: KeysetWalk, conditions: PostgresConditions, after position: KeysetWalk.Position?, limit: Int
+    ) -> (sql: String, binds: PostgresBindings) {
+        let range = range(walk, conditions: conditions, after: position, offset: limit - 1, limit: 1)
+        return ("SELECT \(range.sortExpression) AS position_sort, \(keyColumn) AS position_key FROM \(table) \(range.sql)", range.binds)
+    }
+
+    /// The SQL expression an ordering by `field` sorts by.
+    func sortExpression(_ field: String) -> String { expressions[field] ?? field }
 
     /// Reads one page in one statement, so from one snapshot even outside a transaction: its rows, cursors for
     /// the pages on either side when there are rows there, the count over all pages and the versions

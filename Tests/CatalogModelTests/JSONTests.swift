@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import CatalogModel
@@ -104,6 +105,43 @@ struct JSONTests {
         #expect(value["empty"] == .null)
         #expect(value["price"] == .number("19.90"))
         #expect(value["none"] == .null)
+    }
+
+    /// Text escaped eight bytes at a time where none needs it, and byte by byte around one that does: the same bytes as
+    /// escaping each byte in turn, for text of every length up to 40 with quotes, backslashes, control characters,
+    /// non-ASCII and invalid bytes at every offset.
+    @Test func escapingLooksAtEightBytesAtATimeAndWritesWhatEachByteNeeds() throws {
+        func reference(_ bytes: [UInt8]) -> [UInt8] {
+            var escaped: [UInt8] = [UInt8(ascii: "\"")]
+            for byte in String(decoding: bytes, as: UTF8.self).utf8 {
+                switch byte {
+                case UInt8(ascii: "\""): escaped += Array(#"\""#.utf8)
+                case UInt8(ascii: "\\"): escaped += Array(#"\\"#.utf8)
+                case 0x0A: escaped += Array(#"\n"#.utf8)
+                case 0x0D: escaped += Array(#"\r"#.utf8)
+                case 0x09: escaped += Array(#"\t"#.utf8)
+                case ..<0x20: escaped += Array(String(format: "\\u%04x", byte).utf8)
+                default: escaped.append(byte)
+                }
+            }
+            return escaped + [UInt8(ascii: "\"")]
+        }
+        let alphabet: [[UInt8]] = [
+            Array("a".utf8), Array("Z".utf8), Array(" ".utf8), Array("\"".utf8), Array("\\".utf8), [0x00], [0x1F], [0x0A], [0x7F],
+            Array("é".utf8), Array("😀".utf8), [0xFF], [0xC3],
+        ]
+        var random = SystemRandomNumberGenerator()
+        for length in 0...40 {
+            for _ in 0..<50 {
+                var bytes: [UInt8] = []
+                while bytes.count < length { bytes += alphabet[Int.random(in: 0..<alphabet.count, using: &random)] }
+                var writer = JSONWriter()
+                bytes.withUnsafeBufferPointer { text in
+                    writer.value(reserving: UnsafeJSONCursor.maximumStringCount(text.count)) { $0.string(text) }
+                }
+                #expect(writer.bytes == reference(bytes), "\(bytes)")
+            }
+        }
     }
 
     /// Text a store holds that is not UTF-8 (another program wrote it) is served repaired, never as invalid JSON.

@@ -53,6 +53,44 @@ struct StoreSnapshotTests {
         await snapshot.close()
     }
 
+    /// A long walk, read on PostgreSQL twenty pages at a time, each part packed by the server into arrays and read by two
+    /// sessions in turn: every row, whatever its text holds, in the order and with the values the store's own pages
+    /// give, across parts that end inside the walk and one that ends exactly at its end.
+    @Test(.timeLimit(.minutes(1)), arguments: StoreBackend.available) func aLongWalkReadsEveryRowAsTheStoresPagesDo(
+        _ backend: StoreBackend
+    ) async throws {
+        let temporary = try await TestStore.open(backend)
+        defer { temporary.remove() }
+        let store = temporary.store
+        var products = try Self.products(0..<2_100, name: "Lampe 12:3; é")
+        for index in products.indices {
+            products[index].description = "\(index % 7):\(index);\n\"quoted\" 😀 \(String(repeating: "ß", count: index % 5))"
+            products[index].brand = index % 4 == 0 ? nil : "B:\(index % 9);"
+            products[index].stock = index % 11
+        }
+        _ = try await store.upsertProducts(products, author: "api")
+        let snapshot = try await store.snapshot()
+        // Pages of 20: five parts of 400 rows and one of 100; of 21: five full parts of 420, then an empty one.
+        for (ordering, pageSize) in [("serial_code", 20), ("-price", 20), ("name", 21), ("-stock", 21)] {
+            var (walked, listed): ([ProductRow], [ProductRow]) = ([], [])
+            var cursor: String?
+            repeat {
+                let page = try await snapshot.products(
+                    ProductFilter(), page: PageRequest(ordering: ordering, pageSize: pageSize, cursor: cursor), into: [])
+                walked += page.rows
+                cursor = page.nextCursor
+            } while cursor != nil && walked.count < 3_000
+            repeat {
+                let page = try await store.products(ProductFilter(), page: PageRequest(ordering: ordering, pageSize: 500, cursor: cursor))
+                listed += page.rows
+                cursor = page.nextCursor
+            } while cursor != nil && listed.count < 3_000
+            #expect(walked.count == 2_100, "\(ordering)")
+            #expect(walked == listed, "\(ordering)")
+        }
+        await snapshot.close()
+    }
+
     /// Pages read from other cursors in the middle of a long walk, whose rows are far more than the connection holds:
     /// on PostgreSQL the walk's statement is still under way then, and is stopped for them.
     @Test(.timeLimit(.minutes(1)), arguments: StoreBackend.available) func pagesFromOtherCursorsInTheMiddleOfALongWalkAreReadOnTheirOwn(

@@ -14,16 +14,41 @@ struct CSVWriter: Sendable {
     mutating func field(_ utf8: UnsafeBufferPointer<UInt8>) {
         if rowHasField { bytes.append(Self.comma) }
         rowHasField = true
-        guard utf8.contains(where: { $0 == Self.comma || $0 == Self.quote || $0 == Self.carriageReturn || $0 == Self.lineFeed }) else {
+        guard Self.needsQuotes(utf8) else {
             bytes.append(contentsOf: utf8)
             return
         }
         bytes.append(Self.quote)
-        for byte in utf8 {
-            if byte == Self.quote { bytes.append(Self.quote) }
-            bytes.append(byte)
+        // Runs between quotes are copied whole; each quote is written twice.
+        var rest = utf8[...]
+        while let quote = rest.firstIndex(of: Self.quote) {
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: rest[...quote]))
+            bytes.append(Self.quote)
+            rest = rest[(quote + 1)...]
         }
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: rest))
         bytes.append(Self.quote)
+    }
+
+    /// Whether `utf8` holds a comma, a double quote, a CR or an LF: looked at eight bytes at a time, as nearly every
+    /// field holds none.
+    private static func needsQuotes(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        let special = { (byte: UInt8) in byte == comma || byte == quote || byte == carriageReturn || byte == lineFeed }
+        var offset = 0
+        if let base = utf8.baseAddress {
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highBit: UInt64 = 0x8080_8080_8080_8080
+            func hasByte(_ word: UInt64, _ byte: UInt8) -> Bool {
+                let value = word ^ (ones &* UInt64(byte))
+                return (value &- ones) & ~value & highBit != 0
+            }
+            while offset + 8 <= utf8.count {
+                let word = UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)
+                if hasByte(word, comma) || hasByte(word, quote) || hasByte(word, carriageReturn) || hasByte(word, lineFeed) { return true }
+                offset += 8
+            }
+        }
+        return utf8[offset...].contains(where: special)
     }
 
     mutating func field(_ text: String) {
@@ -32,7 +57,22 @@ struct CSVWriter: Sendable {
     }
 
     mutating func field(_ number: some BinaryInteger) {
-        field(String(number))
+        guard let value = Int64(exactly: number) else { return field(String(number)) }
+        // Digits from the stack, last first: a string of each costs an allocation.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var magnitude = value.magnitude
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 {
+                start -= 1
+                digits[start] = UInt8(ascii: "-")
+            }
+            field(UnsafeBufferPointer(rebasing: digits[start...]))
+        }
     }
 
     mutating func endRow() {

@@ -17,12 +17,6 @@ struct Exports: Sendable {
     static let defaultMaximumDuration: Duration = .seconds(600)
     /// Exports streamed at once by default (`--max-exports`): each holds a snapshot, on PostgreSQL a connection.
     static let defaultLimit = 4
-    /// Rows read and sent at a time by default: about 40 KB of products. Small batches keep an export's work in short
-    /// stretches, between which other requests are served: with 1,000 rows a batch, the p99 of `/healthz` during an
-    /// export of a million products on SQLite was 3.9 to 4.3 times its own, with 100 1.6 to 1.8 times, the export a
-    /// third longer (`scripts/bench --exports`). On PostgreSQL a batch is a part of one statement's rows, not a
-    /// statement of its own.
-    static let defaultBatchSize = 100
     /// The most bytes written to the connection at a time, each write waiting for the one before: short bursts of
     /// writing on the connection's event loop, which other requests share.
     static let partBytes = 32 * 1024
@@ -32,8 +26,8 @@ struct Exports: Sendable {
     let urls: RequestURLs
     let slots: RequestSlots
     let maximumDuration: Duration
-    /// Rows read and sent at a time.
-    let batchSize: Int
+    /// Rows read and sent at a time; nil for what the store's snapshot reads best (`StoreSnapshot.exportPageSize`).
+    let batchSize: Int?
 
     /// The rows of one batch, and the cursor of the next one (nil after the last).
     typealias Batch = (lines: ExportLines, next: String?)
@@ -61,7 +55,7 @@ struct Exports: Sendable {
         let snapshot = try await store.snapshot()
         let first: Batch
         do {
-            first = try await read(snapshot, PageRequest(ordering: ordering, pageSize: batchSize), representations)
+            first = try await read(snapshot, PageRequest(ordering: ordering, pageSize: batchSize ?? snapshot.exportPageSize), representations)
         } catch {
             await snapshot.close()
             throw error
@@ -73,7 +67,7 @@ struct Exports: Sendable {
         headers[.catalogSeq] = String(snapshot.versions.lastSeq)
         headers[.contentDisposition] = "attachment; filename=\"\(resource).\(format.rawValue)\""
         GzipEncoding.setHeaders(&headers, gzip: gzip)
-        let (notifier, maximumDuration, batchSize) = (notifier, maximumDuration, batchSize)
+        let (notifier, maximumDuration, batchSize) = (notifier, maximumDuration, batchSize ?? snapshot.exportPageSize)
         let started = ContinuousClock.now
         var exportLogger = logger
         exportLogger[metadataKey: "export.resource"] = "\(resource)"
