@@ -70,7 +70,7 @@ final class PostgresSnapshot: StoreSnapshot {
     }
 
     /// A page of products in a keyset ordering, from the parts of the export being read (`PostgresExportParts`): a
-    /// first page starts them, and a page from the cursor the one before gave goes on with them, a statement for fifty
+    /// first page starts them, and a page from the cursor the one before gave goes on with them, a statement for twenty
     /// pages where a page of its own costs one each. A page from any other cursor is read on its own.
     private func streamedPage<Rows: ProductPageRows>(
         _ request: PageRequest, _ conditions: PostgresConditions, into rows: Rows
