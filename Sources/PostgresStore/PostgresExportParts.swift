@@ -6,12 +6,12 @@ import PostgresNIO
 /// The parts of an export in a keyset ordering (`PostgresPackedProducts`), being read, and the one being handed out a
 /// page at a time.
 ///
-/// A task reads them in order and hands them over through a channel that holds one, so that the server reads ahead
-/// while the export sends, and no further. The server's work for a part (walking the ordering's index to rows spread
-/// over the table, and packing them) is most of an export's time, and one session does it on one core. So, as
-/// `pg_dump --jobs` does, two sessions of the same snapshot read alternate parts: while one reads a part, the other
-/// finds where the next one starts (`PostgresListing.partEndStatement`, by the index alone where it can) and reads
-/// it. An export of one part or less uses the first session alone.
+/// A task reads them in order and hands them over through a channel that holds one. The server's work for a part
+/// (walking the ordering's index to rows spread over the table, and packing them) is most of an export's time, so
+/// the next part's statement is always queued on the session behind the one under way: where it starts is asked of
+/// the ordering's index alone where the filters allow (`PostgresListing.partEndStatement`), without waiting for the
+/// part before. At most two parts are being read and one waits in the channel, so that the server reads ahead while
+/// the export sends, and no further.
 struct PostgresExportParts: Sendable {
     private let channel = BatchChannel<PostgresPackedProducts, (any Error)?>(capacity: 1)
     let walk: KeysetWalk
@@ -29,12 +29,12 @@ struct PostgresExportParts: Sendable {
         let sortColumn: ProductColumn
     }
 
-    /// Starts reading; `session(n)` is the snapshot's first session for 0 and its second for 1.
-    init(walk: KeysetWalk, statements: Statements, logger: Logger, session: @escaping @Sendable (Int) async throws -> PostgresConnection) {
+    /// Starts reading on `connection`, the snapshot's session.
+    init(walk: KeysetWalk, statements: Statements, connection: PostgresConnection, logger: Logger) {
         self.walk = walk
         Task { [channel] in
             do {
-                try await Self.read(statements, logger: logger, session: session) { try await channel.send($0) }
+                try await Self.read(statements, on: connection, logger: logger) { try await channel.send($0) }
                 channel.finish(nil)
             } catch {
                 channel.finish(error)
@@ -43,10 +43,9 @@ struct PostgresExportParts: Sendable {
     }
 
     private static func read(
-        _ statements: Statements, logger: Logger, session: @escaping @Sendable (Int) async throws -> PostgresConnection,
-        send: (PostgresPackedProducts) async throws -> Void
+        _ statements: Statements, on connection: PostgresConnection, logger: Logger, send: (PostgresPackedProducts) async throws -> Void
     ) async throws {
-        func part(after start: KeysetWalk.Position?, on connection: PostgresConnection) -> Task<PostgresPackedProducts, any Error> {
+        func part(after start: KeysetWalk.Position?) -> Task<PostgresPackedProducts, any Error> {
             Task {
                 let (sql, binds) = statements.part(start)
                 var part = PostgresPackedProducts(sortColumn: statements.sortColumn)
@@ -61,25 +60,23 @@ struct PostgresExportParts: Sendable {
         func sendIfAny(_ part: PostgresPackedProducts) async throws {
             if try part.rowCount() > 0 { try await send(part) }
         }
-        let first = try await part(after: nil, on: try await session(0)).value
+        let first = try await part(after: nil).value
         try await sendIfAny(first)
         guard try first.rowCount() == statements.partSize, var start = try first.lastPosition() else { return }
-        // Parts under way, oldest first: at most two, one on each session.
+        // Parts under way, oldest first: at most two.
         var reading: [Task<PostgresPackedProducts, any Error>] = []
         defer { for task in reading { task.cancel() } }
-        var number = 1
         while true {
-            reading.append(part(after: start, on: try await session(number % 2)))
+            reading.append(part(after: start))
             let (sql, binds) = statements.partEnd(start)
             var next: KeysetWalk.Position?
-            for try await row in try await session((number + 1) % 2).query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger) {
+            for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger) {
                 let cells = row.makeRandomAccess()
                 next = (try ListCursor.Value(cells[0]), try ListCursor.Value(cells[1]))
             }
             if reading.count == 2 || next == nil { try await sendIfAny(try await reading.removeFirst().value) }
             guard let next else { break }
             start = next
-            number += 1
         }
         while !reading.isEmpty { try await sendIfAny(try await reading.removeFirst().value) }
     }

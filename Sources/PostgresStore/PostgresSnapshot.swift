@@ -24,9 +24,6 @@ final class PostgresSnapshot: StoreSnapshot {
     let exportPageSize = 250
     /// How many pages a part of an export holds: one statement of the server per 5,000 rows of 250-row pages.
     static let pagesPerPart = 20
-    /// A second session in the snapshot's transaction, opened for the first export longer than a part
-    /// (`PostgresExportParts`); the first session itself if it could not be opened.
-    private let partner = Mutex<Task<PostgresConnection, Never>?>(nil)
 
     private init(connection: PostgresConnection, versions: StoreVersions, store: PostgresCatalogStore) {
         self.connection = connection
@@ -55,7 +52,6 @@ final class PostgresSnapshot: StoreSnapshot {
         // A snapshot let go without `close()` (a response whose body never ran): its connection ends all the same.
         if !closed.withLock({ $0 }) { connection.close().whenComplete { _ in } }
         exportParts.withLock { $0.take() }?.stop()
-        if let partner = partner.withLock({ $0.take() }) { Task { try? await partner.value.close() } }
         thread.finish()
     }
 
@@ -91,10 +87,7 @@ final class PostgresSnapshot: StoreSnapshot {
                 },
                 partEnd: { listing.partEndStatement(walk, conditions: conditions, after: $0, limit: partSize) }, partSize: partSize,
                 sortColumn: sortColumn)
-            parts = PostgresExportParts(walk: walk, statements: statements, logger: store.logger) { [weak self] number in
-                guard let self else { throw CancellationError() }
-                return await self.session(number)
-            }
+            parts = PostgresExportParts(walk: walk, statements: statements, connection: connection, logger: store.logger)
         } else if let open = exportParts.withLock({ $0?.nextCursor == request.cursor ? $0.take() : nil }) {
             parts = open
         } else {
@@ -180,48 +173,6 @@ final class PostgresSnapshot: StoreSnapshot {
         thread.finish()
         exportParts.withLock { $0.take() }?.stop()
         try? await connection.close()
-        if let partner = partner.withLock({ $0.take() }) { try? await partner.value.close() }
-    }
-
-    /// The session of the snapshot numbered `number`: the first for 0, the second (`partner`) for 1.
-    private func session(_ number: Int) async -> PostgresConnection {
-        guard number == 1 else { return connection }
-        let opening = partner.withLock { partner in
-            if let partner { return partner }
-            let opening = Task { [connection, store] in await Self.openPartner(of: connection, store: store) ?? connection }
-            partner = opening
-            return opening
-        }
-        return await opening.value
-    }
-
-    /// A new session reading the snapshot of `connection`'s transaction (`pg_export_snapshot`); nil, and a notice in the
-    /// log, when none can be opened (the server's connections are all taken), and the export reads on one session.
-    private static func openPartner(of connection: PostgresConnection, store: PostgresCatalogStore) async -> PostgresConnection? {
-        let partner: PostgresConnection
-        do {
-            var name = ""
-            for try await exported in try await connection.query("SELECT pg_export_snapshot()", logger: store.logger).decode(String.self) {
-                name = exported
-            }
-            // The server names snapshots in hexadecimal digits and dashes; nothing else is written into the statement.
-            guard !name.isEmpty, name.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { return nil }
-            partner = try await PostgresCheckConnection.connect(to: store.location, within: store.connectionWait, logger: store.logger)
-            do {
-                try await partner.query(PostgresQuery(unsafeSQL: PostgresTransactionKind.read.rawValue), logger: store.logger)
-                try await partner.query(PostgresQuery(unsafeSQL: "SET TRANSACTION SNAPSHOT '\(name)'"), logger: store.logger)
-                try await partner.query("SET LOCAL max_parallel_workers_per_gather = 0", logger: store.logger)
-            } catch {
-                try? await partner.close()
-                throw error
-            }
-        } catch {
-            store.logger.notice(
-                "an export reads on one session: a second could not be opened (\(PostgresFailure.describe(error)))",
-                metadata: ["export.sessions": "1"])
-            return nil
-        }
-        return partner
     }
 }
 

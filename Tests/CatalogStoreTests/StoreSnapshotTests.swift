@@ -53,10 +53,10 @@ struct StoreSnapshotTests {
         await snapshot.close()
     }
 
-    /// A long walk, read on PostgreSQL twenty pages at a time, each part packed by the server and read by two sessions in
-    /// turn: every row, whatever its text holds, in the order and with the values the store's own pages gave when the
-    /// snapshot was taken, across parts that end inside the walk and one that ends exactly at its end. Writes after the
-    /// snapshot show in no part, whichever session reads it.
+    /// A long walk, read on PostgreSQL twenty pages at a time, each part packed by the server, the next one's statement
+    /// queued while the one before is read: every row, whatever its text holds, in the order and with the values the
+    /// store's own pages gave when the snapshot was taken, across parts that end inside the walk and one that ends
+    /// exactly at its end. Writes after the snapshot show in no part.
     @Test(.timeLimit(.minutes(1)), arguments: StoreBackend.available) func aLongWalkReadsEveryRowAsTheStoresPagesDo(
         _ backend: StoreBackend
     ) async throws {
