@@ -335,7 +335,9 @@ struct WebhookTests {
         #expect(try await Self.eventually { try await service.components.store.webhook(id: webhook.id)?.failures ?? 0 >= 1 })
         let attempt = try #require(try await service.components.store.webhookAttempts(id: webhook.id, limit: 1).first)
         #expect(attempt.status == nil && attempt.error == "no answer within 2.0 seconds")
-        #expect((2_000..<3_000).contains(attempt.durationMilliseconds))
+        // The timeout ends it (the receiver never answers); the upper bound leaves room for a machine loaded by the
+        // other suites running beside this one (3.04 s seen in CI); without the timeout the attempt would never end.
+        #expect((2_000..<6_000).contains(attempt.durationMilliseconds))
         // The next attempt is under way within about a second; a stop cuts it.
         try await Task.sleep(for: .milliseconds(1_500))
         let took = try await service.stop()
