@@ -71,9 +71,9 @@ public struct UnsafeJSONCursor {
         var offset = 0
         if let base = text.baseAddress {
             while offset + 8 <= text.count {
-                let word = UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)
-                highBits |= word
-                if Self.mayNeedEscaping(word) {
+                let word = ByteWord(base, at: offset)
+                highBits |= word.value
+                if word.mayContainByteBelow(0x20) || word.contains(UInt8(ascii: "\"")) || word.contains(UInt8(ascii: "\\")) {
                     for index in offset..<offset + 8 { look(at: index) }
                 }
                 offset += 8
@@ -81,21 +81,10 @@ public struct UnsafeJSONCursor {
         }
         for index in offset..<text.count { look(at: index) }
         raw(UnsafeBufferPointer(rebasing: text[runStart...]))
-        guard highBits & Self.highBit != 0, !Self.isUTF8(text) else { return }
+        guard highBits & ByteWord.highBits != 0, !Self.isUTF8(text) else { return }
         next = start
         var repaired = String(decoding: text, as: UTF8.self)
         repaired.withUTF8 { escaped($0) }
-    }
-
-    private static let highBit: UInt64 = 0x8080_8080_8080_8080
-    private static let ones: UInt64 = 0x0101_0101_0101_0101
-
-    /// Whether any of the eight bytes of `word` is below 0x20, a quote or a backslash (and, rarely, when none is:
-    /// the tests are exact for ASCII bytes and may be true for others).
-    private static func mayNeedEscaping(_ word: UInt64) -> Bool {
-        func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highBit != 0 }
-        let control = (word &- ones &* 0x20) & ~word & highBit != 0
-        return control || hasZeroByte(word ^ (ones &* UInt64(UInt8(ascii: "\"")))) || hasZeroByte(word ^ (ones &* UInt64(UInt8(ascii: "\\"))))
     }
 
     /// Whether `bytes` are UTF-8, checked in place by the standard library's validator: every page writes its

@@ -52,17 +52,17 @@ struct PostgresExportParts: Sendable {
                 for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger) {
                     // A part of no rows is NULL in every column.
                     let columns = row.compactMap(\.bytes)
-                    if !columns.isEmpty { part = PostgresPackedProducts(columns: columns, sortColumn: statements.sortColumn) }
+                    if !columns.isEmpty { part = try PostgresPackedProducts(columns: columns, sortColumn: statements.sortColumn) }
                 }
                 return part
             }
         }
         func sendIfAny(_ part: PostgresPackedProducts) async throws {
-            if try part.rowCount() > 0 { try await send(part) }
+            if part.rowCount > 0 { try await send(part) }
         }
         let first = try await part(after: nil).value
         try await sendIfAny(first)
-        guard try first.rowCount() == statements.partSize, var start = try first.lastPosition() else { return }
+        guard first.rowCount == statements.partSize, var start = try first.lastPosition() else { return }
         // Parts under way, oldest first: at most two.
         var reading: [Task<PostgresPackedProducts, any Error>] = []
         defer { for task in reading { task.cancel() } }

@@ -33,44 +33,45 @@ struct PostgresPackedProducts: Sendable {
 
     /// Where a row starts: its place among the rows, and where its value is in each text column.
     struct Offset: Sendable {
-        /// The most columns an offset has room for (`rowCount` refuses a part of more).
+        /// The most columns an offset has room for (`init(columns:sortColumn:)` refuses a part of more).
         static let columns = 12
         var row = 0
         /// By column position; the integer columns' are unused.
         var texts = InlineArray<12, Int>(repeating: 0)
     }
 
+    /// How many rows the part holds: its integer columns' length over eight bytes a value.
+    let rowCount: Int
+
     /// A part of no rows.
     init(sortColumn: ProductColumn) {
-        self.init(columns: [], sortColumn: sortColumn)
-    }
-
-    /// The part in `columns`, the values of a part's statement (none for a part of no rows).
-    init(columns: [ByteBuffer], sortColumn: ProductColumn) {
-        self.columns = columns
+        columns = []
         self.sortColumn = sortColumn
+        rowCount = 0
     }
 
-    /// The rows of the part, from an integer column's length: each of its values is eight bytes.
-    func rowCount() throws -> Int {
-        guard !columns.isEmpty else { return 0 }
+    /// The part in `columns`, the values of a part's statement, checked once: every column there, and each integer
+    /// column of the same whole number of eight-byte values.
+    init(columns: [ByteBuffer], sortColumn: ProductColumn) throws {
         guard columns.count == ProductColumn.allCases.count, columns.count <= Offset.columns,
             let integer = ProductColumn.allCases.first(where: { !$0.isText }),
             case let bytes = columns[integer.position].readableBytes, bytes % 8 == 0,
             ProductColumn.allCases.allSatisfy({ $0.isText || columns[$0.position].readableBytes == bytes })
         else { throw Self.unreadable }
-        return bytes / 8
+        self.columns = columns
+        self.sortColumn = sortColumn
+        rowCount = bytes / 8
     }
 
     /// Whether `offset` is past the last row.
-    func isEnd(_ offset: Offset) throws -> Bool { offset.row >= (try rowCount()) }
+    func isEnd(_ offset: Offset) -> Bool { offset.row >= rowCount }
 
     /// Hands each row from `start` on to `body`, at most `limit` of them. Returns where the next row starts and the
     /// last row's position in the ordering (nil when no row was read).
     func read(
         from start: Offset, limit: Int, _ body: (StoredProduct) throws -> Void
     ) throws -> (next: Offset, last: KeysetWalk.Position?) {
-        let count = try rowCount()
+        let count = rowCount
         var offset = start
         var last: KeysetWalk.Position?
         try withColumns { columns in
@@ -100,7 +101,7 @@ struct PostgresPackedProducts: Sendable {
 
     /// The position of the last row: its sort value and key, the last values of their columns.
     func lastPosition() throws -> KeysetWalk.Position? {
-        let count = try rowCount()
+        let count = rowCount
         guard count > 0 else { return nil }
         return try withColumns { columns in
             let text = { (column: ProductColumn) -> ListCursor.Value in

@@ -97,7 +97,7 @@ final class PostgresSnapshot: StoreSnapshot {
                 append: PostgresRows.appendProduct)
         }
         do {
-            if try parts.part.map({ try $0.isEnd(parts.offset) }) ?? true {
+            if parts.part.map({ $0.isEnd(parts.offset) }) ?? true {
                 parts.part = try await parts.next(store: store.description)
                 parts.offset = PostgresPackedProducts.Offset()
             }
@@ -110,7 +110,7 @@ final class PostgresSnapshot: StoreSnapshot {
                 return (rows, next, last)
             }
             parts.offset = next
-            if try part.isEnd(next) {
+            if part.isEnd(next) {
                 // Whether another part follows tells the next cursor.
                 parts.part = try await parts.next(store: store.description)
                 parts.offset = PostgresPackedProducts.Offset()

@@ -1,3 +1,5 @@
+import CatalogModel
+
 /// Rows of CSV as RFC 4180 has them: fields separated by commas and rows ended by CRLF; a field that holds a comma,
 /// a double quote, a CR or an LF is quoted, its quotes doubled. Text is written as its UTF-8 bytes.
 struct CSVWriter: Sendable {
@@ -36,15 +38,9 @@ struct CSVWriter: Sendable {
         let special = { (byte: UInt8) in byte == comma || byte == quote || byte == carriageReturn || byte == lineFeed }
         var offset = 0
         if let base = utf8.baseAddress {
-            let ones: UInt64 = 0x0101_0101_0101_0101
-            let highBit: UInt64 = 0x8080_8080_8080_8080
-            func hasByte(_ word: UInt64, _ byte: UInt8) -> Bool {
-                let value = word ^ (ones &* UInt64(byte))
-                return (value &- ones) & ~value & highBit != 0
-            }
             while offset + 8 <= utf8.count {
-                let word = UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)
-                if hasByte(word, comma) || hasByte(word, quote) || hasByte(word, carriageReturn) || hasByte(word, lineFeed) { return true }
+                let word = ByteWord(base, at: offset)
+                if word.contains(comma) || word.contains(quote) || word.contains(carriageReturn) || word.contains(lineFeed) { return true }
                 offset += 8
             }
         }
