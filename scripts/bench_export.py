@@ -137,6 +137,46 @@ def latency_under(base, command):
     }
 
 
+def latency_with_database_apart(base, export_url, cluster, catalogd_pid):
+    """The latencies under an export with the PostgreSQL server on the host's last core and catalogd, curl and this
+    script on the others: a stand-in for a database on a host of its own, which takes none of the service's cores."""
+    cores = set(range(os.cpu_count()))
+    database_core = {max(cores)}
+    try:
+        pin(cluster_processes(cluster.directory), database_core)
+        pin([catalogd_pid, os.getpid()], cores - database_core)
+        return latency_under_export(base, export_url)
+    finally:
+        pin(cluster_processes(cluster.directory), cores)
+        pin([catalogd_pid, os.getpid()], cores)
+
+
+def pin(pids, cores):
+    """Lets every thread of each of `pids` run on `cores` only (their children started afterwards inherit it)."""
+    for pid in pids:
+        for thread in os.listdir(f"/proc/{pid}/task"):
+            try:
+                os.sched_setaffinity(int(thread), cores)
+            except ProcessLookupError:
+                pass
+
+
+def cluster_processes(directory):
+    """The PostgreSQL server's processes: the postmaster (the first line of its `postmaster.pid`) and its children."""
+    with open(os.path.join(directory, "data", "postmaster.pid")) as f:
+        postmaster = int(f.readline())
+    return [postmaster, *(pid for pid in map(int, filter(str.isdigit, os.listdir("/proc"))) if parent(pid) == postmaster)]
+
+
+def parent(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            # The command's name, in parentheses, may hold spaces: the fields after it are counted from its end.
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (FileNotFoundError, ProcessLookupError, IndexError, ValueError):
+        return None
+
+
 def static_file_floor(base, work, size):
     """The same latencies while a static file of `size` bytes downloads from Python's own HTTP server on this host:
     what any download of that size costs the host's requests, catalogd's part left out."""
@@ -157,8 +197,9 @@ def static_file_floor(base, work, size):
         os.remove(path)
 
 
-def measure(args, processes, database, name, peer, work):
-    """One engine: its exports beside `peer`'s dump, its memory while it streams, and latency with an export under way."""
+def measure(args, processes, database, name, peer, work, cluster=None):
+    """One engine: its exports beside `peer`'s dump, its memory while it streams, and latency with an export under way
+    (and, for PostgreSQL's `cluster`, with the server on a core of its own)."""
     process, base = start_catalogd(args, processes, database, name, ["--log-level", "warning"])
     url = base + "/products?format="
     # A server starts by reading its search sets and facet columns (on PostgreSQL for several seconds at a million
@@ -177,6 +218,8 @@ def measure(args, processes, database, name, peer, work):
     # The engine's own dump of the same rows, catalogd answering requests beside it but exporting nothing: what the
     # database's work for a whole catalogue costs the host's requests, catalogd's part left out.
     result["latency_peer_dump"] = latency_under(base, peer[1])
+    if cluster and os.cpu_count() > 1:
+        result["latency_database_own_core"] = latency_with_database_apart(base, url + "ndjson", cluster, process.pid)
     processes.stop(process)
     return result
 
@@ -196,6 +239,9 @@ def print_engine(name, measured, peer):
         print(f"  {path:<24} p99 {figures['p99_ms_during']:.2f} ms during an export, {figures['p99_ms_alone']:.2f} ms alone: "
               f"{figures['p99_ratio']:.2f}x (target <= {TARGET_LATENCY_RATIO}); {figures['requests_during']} requests during; "
               f"a static file as large from another server: {floor['p99_ratio']:.2f}x; during {peer} itself: {dump['p99_ratio']:.2f}x")
+        if apart := measured.get("latency_database_own_core", {}).get(path):
+            print(f"  {'':<24} with the server on a core of its own: p99 {apart['p99_ms_during']:.2f} ms during, "
+                  f"{apart['p99_ms_alone']:.2f} ms alone: {apart['p99_ratio']:.2f}x")
 
 
 def main(args, products):
@@ -225,7 +271,7 @@ def main(args, products):
             print(f"exporting {products:,} long-tail products from PostgreSQL", flush=True)
             copy = f"\\copy (SELECT {COLUMNS} FROM products ORDER BY serial_code) TO STDOUT CSV HEADER"
             postgres_peer = ("psql \\copy TO STDOUT CSV", ["psql", "-X", "-q", cluster.url, "-c", copy])
-            postgres = measure(args, processes, cluster.url, "catalogd-postgres", postgres_peer, work)
+            postgres = measure(args, processes, cluster.url, "catalogd-postgres", postgres_peer, work, cluster)
             result["engines"]["PostgreSQL"] = postgres
             print_engine("PostgreSQL", postgres, postgres_peer[0])
     finally:
