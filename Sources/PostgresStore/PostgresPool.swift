@@ -16,6 +16,8 @@ final class PostgresPool: Sendable {
         let client: PostgresClient
         let ending: AsyncStream<Void>
         let end: AsyncStream<Void>.Continuation
+        /// Opens as the client starts to run: calls wait for it.
+        let running = StartGate()
 
         init(number: Int, configuration: PostgresClient.Configuration, logger: Logger) {
             self.number = number
@@ -26,7 +28,10 @@ final class PostgresPool: Sendable {
         /// Runs the client until `end` is finished or the task is cancelled.
         func run() async {
             await withTaskGroup(of: Void.self) { group in
-                group.addTask { await client.run() }
+                group.addTask {
+                    running.open()
+                    await client.run()
+                }
                 group.addTask { for await _ in ending {} }
                 await group.next()
                 group.cancelAll()
@@ -97,6 +102,8 @@ final class PostgresPool: Sendable {
             return state.current
         }
         defer { finishCall(on: generation.number) }
+        await generation.running.wait()
+        try Task.checkCancellation()
         return try await generation.client.withConnection { connection in
             try await connection.untilClosed { try await body(connection) }
         }

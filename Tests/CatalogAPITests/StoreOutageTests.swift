@@ -23,9 +23,11 @@ struct StoreOutageTests {
     }
 
     /// A loopback listener that accepts connections and never says a word, as a server that hangs does.
-    static func silentServer() async throws -> any Channel {
+    /// A server that accepts connections, counting them in `accepted`, and never answers.
+    static func silentServer(accepted: AcceptedConnections? = nil) async throws -> any Channel {
         try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).childChannelInitializer { _ in
-            MultiThreadedEventLoopGroup.singleton.any().makeSucceededVoidFuture()
+            accepted?.add()
+            return MultiThreadedEventLoopGroup.singleton.any().makeSucceededVoidFuture()
         }.bind(host: "127.0.0.1", port: 0).get()
     }
 
