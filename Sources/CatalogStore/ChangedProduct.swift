@@ -7,16 +7,12 @@ public struct ChangedProduct: Sendable {
     public let category: String
     public let brand: String
     public let priceMicros: Int64
-    /// The words of the search index the row holds, as the engine's own tokenizer made them: the row matches the
-    /// search of a word exactly when it holds it.
-    public let words: Set<String>
 
-    public init(row: Int64, key: String, category: String, brand: String, priceMicros: Int64, words: Set<String>) {
+    public init(row: Int64, key: String, category: String, brand: String, priceMicros: Int64) {
         self.row = row
         self.key = key
         self.category = category
         self.brand = brand
         self.priceMicros = priceMicros
-        self.words = words
     }
 }

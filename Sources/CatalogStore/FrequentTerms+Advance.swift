@@ -6,7 +6,7 @@ extension FrequentTerms {
     /// The sets brought forward to a later snapshot, at `productsVersion` where the history's last change is
     /// `historySeq`: every row a change since the sets touched (`touched`, as `CurrentFrequentTerms.changedRows`
     /// lists them) is taken out of every set and column, and those of them that stand at that snapshot (`products`,
-    /// read from the engine by their row numbers) are put back as they stand. The work is in proportion to the
+    /// read from the engine by their row numbers, with their `words`) are put back as they stand. The work is in proportion to the
     /// changes: a row that changed no searchable field leaves every set as it was, though it is read again.
     ///
     /// The words that have a set stay those of the last whole read (`wholeReadSeq`); a word written since joins the
@@ -14,21 +14,21 @@ extension FrequentTerms {
     /// row stay in the vocabulary, which then only sends their searches to the engine. `rowOrders` gains `newOrders`,
     /// the orders of rows numbered past the base's, in order.
     public func advanced(
-        to productsVersion: Int64, historySeq: Int64, touched: RowNumberSet, products: [ChangedProduct], newOrders: [Int64] = []
+        to productsVersion: Int64, historySeq: Int64, touched: RowNumberSet, products: [ChangedProduct], words: ChangedWords,
+        newOrders: [Int64] = []
     ) -> FrequentTerms {
         let largest = products.reduce(largestRowNumber) { max($0, $1.row) }
         var touchedRows: [Int64] = []
         touched.forEach { touchedRows.append(Int64($0)) }
-        // Each changed row's words are looked up once: the sets and spelled-out prefixes it belongs in.
+        // Each word is looked up once, with every changed row that holds it: its set, the spelled-out prefixes it is
+        // in, the vocabulary. A row may go into a prefix's rows once for each of its words: a set takes it once.
         var setRows: [String: [Int64]] = [:]
         var prefixRows = [[Int64]](repeating: [], count: prefixSetNames.count)
-        for product in products {
-            var prefixes: Set<Int> = []
-            for word in product.words {
-                if sets[word] != nil { setRows[word, default: []].append(product.row) }
-                prefixes.formUnion(prefixSetsOfWord[word] ?? [])
-            }
-            for number in prefixes { prefixRows[number].append(product.row) }
+        var written: [String: Int] = [:]
+        for holders in words.words {
+            if sets[holders.word] != nil { setRows[holders.word] = holders.rows }
+            for number in prefixSetsOfWord[holders.word] ?? [] { prefixRows[number] += holders.rows }
+            if vocabulary?.holds(holders.word) == false { written[holders.word] = holders.rows.count }
         }
         /// `set` without the touched rows, with `rows` added: the set itself, not a copy, when neither changes it, so
         /// that a set costs in proportion to the touched rows.
@@ -58,12 +58,6 @@ extension FrequentTerms {
             prices[Int(product.row)] = product.priceMicros
         }
         var vocabulary = vocabulary
-        // Each word looked up in the vocabulary once, however many rows hold it.
-        var holders: [String: Int] = [:]
-        for product in products {
-            for word in product.words { holders[word, default: 0] += 1 }
-        }
-        let written = holders.filter { vocabulary?.holds($0.key) == false }
         vocabulary?.add(written)
         return FrequentTerms(
             productsVersion: productsVersion, historySeq: historySeq,

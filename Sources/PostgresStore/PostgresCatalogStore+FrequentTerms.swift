@@ -81,19 +81,22 @@ extension PostgresCatalogStore {
                 (changed.newOrders.first ?? .max) > (base.rowOrders.last ?? .min)
             else { return nil }
             var products: [ChangedProduct] = []
+            var words: [(row: Int64, words: [String])] = []
             let query: PostgresQuery = """
                 SELECT row_order, serial_code, category, brand, price_micros, tsvector_to_array(search_vector)
                 FROM products WHERE row_order = ANY(\(Array(changed.numbers.keys)))
                 """
-            for try await (order, key, category, brand, price, words) in try await connection.query(query, logger: logger).decode(
+            // A vector's lexemes are distinct: each of a row's words once.
+            for try await (order, key, category, brand, price, lexemes) in try await connection.query(query, logger: logger).decode(
                 (Int64, String, String, String, Int64, [String]).self)
             {
                 guard let number = changed.numbers[order] else { continue }
-                products.append(
-                    ChangedProduct(row: number, key: key, category: category, brand: brand, priceMicros: price, words: Set(words)))
+                products.append(ChangedProduct(row: number, key: key, category: category, brand: brand, priceMicros: price))
+                words.append((number, lexemes))
             }
             return base.advanced(
-                to: versions.products, historySeq: versions.lastSeq, touched: changed.rows, products: products, newOrders: changed.newOrders)
+                to: versions.products, historySeq: versions.lastSeq, touched: changed.rows, products: products,
+                words: ChangedWords(byRow: words), newOrders: changed.newOrders)
         }
         if let advanced { frequentTerms.install(advanced) }
         return advanced

@@ -67,8 +67,8 @@ extension SQLiteCatalogStore {
         return builder.build()
     }
 
-    /// Brings the sets forward in one read transaction: the rows changed since them, each with the words the search
-    /// index's tokenizer makes of it (`ChangedProductsIndex.words`).
+    /// Brings the sets forward in one read transaction: the rows changed since them, and the words the search index's
+    /// tokenizer makes of them (`ChangedProductsIndex.words`).
     public func advanceFrequentTerms() async throws -> FrequentTerms? {
         guard let base = frequentTerms.latest else { return nil }
         let advanced = try await read { db -> FrequentTerms? in
@@ -82,11 +82,9 @@ extension SQLiteCatalogStore {
                 "SELECT rowid, serial_code, category, brand, price_micros FROM products WHERE rowid IN (SELECT value FROM json_each(?))",
                 [rows.databaseValue]
             ) { row in
-                ChangedProduct(
-                    row: row.integer(0), key: row.text(1), category: row.text(2), brand: row.text(3), priceMicros: row.integer(4),
-                    words: words[row.integer(0)] ?? [])
+                ChangedProduct(row: row.integer(0), key: row.text(1), category: row.text(2), brand: row.text(3), priceMicros: row.integer(4))
             }
-            return base.advanced(to: versions.products, historySeq: versions.lastSeq, touched: touched, products: products)
+            return base.advanced(to: versions.products, historySeq: versions.lastSeq, touched: touched, products: products, words: words)
         }
         if let advanced { frequentTerms.install(advanced) }
         return advanced
@@ -182,7 +180,7 @@ extension SQLiteCatalogStore {
     static func changedWords(_ terms: CurrentFrequentTerms, _ source: some SQLiteReading) -> CurrentFrequentTerms.ChangedWords {
         {
             try ChangedProductsIndex.index(rowList(terms.changedRows), source)
-            return try ChangedProductsIndex.words(source).values.flatMap { $0 }
+            return try ChangedProductsIndex.words(source).words.map(\.word)
         }
     }
 }
