@@ -143,7 +143,8 @@ public func buildApplication(
             representations: Representations(base: configuration.publicURL ?? "http://\(configuration.host):\(configuration.port)"),
             settings: configuration.webhooks, logger: logger))
     if let policy = configuration.frequentTerms {
-        application.addServices(FrequentTermsService(store: store, policy: policy, registry: metrics.registry, logger: logger))
+        application.addServices(
+            FrequentTermsService(store: store, notifier: components.notifier, policy: policy, registry: metrics.registry, logger: logger))
     }
     logger.info("store \(store) ready; serving on http://\(configuration.host):\(configuration.port)")
     return (application, components)
