@@ -114,13 +114,18 @@ struct PostgresPackedProducts: Sendable {
         }
     }
 
-    /// Lends every column's bytes at once.
+    /// Lends every column's bytes at once, in one array made once.
     private func withColumns<Result>(_ body: ([UnsafeBufferPointer<UInt8>]) throws -> Result) throws -> Result {
-        func lend(_ index: Int, _ lent: [UnsafeBufferPointer<UInt8>]) throws -> Result {
+        var lent: [UnsafeBufferPointer<UInt8>] = []
+        lent.reserveCapacity(columns.count)
+        func lend(_ index: Int) throws -> Result {
             guard index < columns.count else { return try body(lent) }
-            return try columns[index].withUnsafeReadableBytes { try lend(index + 1, lent + [$0.assumingMemoryBound(to: UInt8.self)]) }
+            return try columns[index].withUnsafeReadableBytes { bytes in
+                lent.append(bytes.assumingMemoryBound(to: UInt8.self))
+                return try lend(index + 1)
+            }
         }
-        return try lend(0, [])
+        return try lend(0)
     }
 
     /// The value of an integer column in row `row`, which `rowCount` has checked the column holds.

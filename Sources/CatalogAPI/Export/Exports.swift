@@ -53,9 +53,10 @@ struct Exports: Sendable {
         let representations = Representations(base: urls.base(for: request))
         let ordering = query.string("ordering")
         let snapshot = try await store.snapshot()
+        let batchSize = batchSize ?? snapshot.exportPageSize
         let first: Batch
         do {
-            first = try await read(snapshot, PageRequest(ordering: ordering, pageSize: batchSize ?? snapshot.exportPageSize), representations)
+            first = try await read(snapshot, PageRequest(ordering: ordering, pageSize: batchSize), representations)
         } catch {
             await snapshot.close()
             throw error
@@ -67,7 +68,7 @@ struct Exports: Sendable {
         headers[.catalogSeq] = String(snapshot.versions.lastSeq)
         headers[.contentDisposition] = "attachment; filename=\"\(resource).\(format.rawValue)\""
         GzipEncoding.setHeaders(&headers, gzip: gzip)
-        let (notifier, maximumDuration, batchSize) = (notifier, maximumDuration, batchSize ?? snapshot.exportPageSize)
+        let (notifier, maximumDuration) = (notifier, maximumDuration)
         let started = ContinuousClock.now
         var exportLogger = logger
         exportLogger[metadataKey: "export.resource"] = "\(resource)"
