@@ -22,8 +22,8 @@ struct StoreOutageTests {
         return port
     }
 
-    /// A loopback listener that accepts connections and never says a word, as a server that hangs does.
-    /// A server that accepts connections, counting them in `accepted`, and never answers.
+    /// A loopback listener that accepts connections and never says a word, as a server that hangs does; it counts them
+    /// in `accepted`.
     static func silentServer(accepted: AcceptedConnections? = nil) async throws -> any Channel {
         try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).childChannelInitializer { _ in
             accepted?.add()

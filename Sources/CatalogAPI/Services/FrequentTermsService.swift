@@ -45,10 +45,11 @@ struct FrequentTermsService: Service {
         var drifted = false
         // Whether the sets may be brought forward: not once that failed, until they are read whole again.
         var advancing = true
-        // The history's newest seq at the last look: a commit after it ends the wait for the next.
-        var lastSeq: Int64 = 0
-        while !Task.isShuttingDownGracefully {
+        while !Task.isShuttingDownGracefully, !Task.isCancelled {
+            let lookStarted = ContinuousClock.now
             var following = false
+            // The history's newest seq, when this look read it: a commit after it ends the wait for the next look.
+            var lastSeq: Int64?
             do {
                 let versions = try await store.currentVersions()
                 lastSeq = versions.lastSeq
@@ -84,12 +85,13 @@ struct FrequentTermsService: Service {
                 logger.warning("reading the frequent terms' sets failed: \(error)")
             }
             do {
-                if following {
-                    try await cancelWhenGracefulShutdown { try await Task.sleep(for: Self.followInterval) }
-                } else {
-                    let seq = lastSeq
+                if !following, let seq = lastSeq {
                     _ = await cancelWhenGracefulShutdown { [notifier] in await notifier.wait(after: seq, timeout: Self.pollInterval) }
                 }
+                // Never two looks closer than `followInterval`, whatever the watch says (a store put back from an older
+                // copy has a history behind the seqs it told of), and a failed look rests `pollInterval`.
+                let pause = lastSeq == nil ? Self.pollInterval : Self.followInterval
+                try await cancelWhenGracefulShutdown { try await Task.sleep(until: lookStarted + pause) }
             } catch {
                 return
             }

@@ -1,0 +1,39 @@
+import CatalogStore
+import CatalogTestSupport
+import Logging
+import PostgresStore
+import Prometheus
+import Testing
+
+@testable import CatalogAPI
+
+struct FrequentTermsServiceTests {
+    /// The service waits for the next commit between looks; a look that fails rests a second instead. With a commit
+    /// told by the watch and the store unreadable, it looked again at once, over and over, a warning each time.
+    @Test func aStoreThatCannotBeReadIsLookedAtAgainAfterASecondNotAtOnce() async throws {
+        let lines = RecordedLines()
+        let logger = Logger(label: "catalogd-tests") { _ in RecordingLogHandler(lines: lines) }
+        let location = PostgresLocation(
+            host: "127.0.0.1", port: try await StoreOutageTests.closedPort(), username: "catalogd", database: "catalog", tls: .disable)
+        let store = PostgresCatalogStore.connect(location, connectionWait: .milliseconds(200), logger: logger)
+        defer { store.close() }
+        let notifier = ChangeNotifier()
+        await notifier.publish(5)
+        let service = FrequentTermsService(
+            store: store, notifier: notifier, policy: FrequentTermPolicy(), registry: PrometheusCollectorRegistry(), logger: logger)
+        let ended = RecordedLines()
+        let running = Task {
+            try? await service.run()
+            ended.append("ended")
+        }
+        try await Task.sleep(for: .milliseconds(2_500))
+        let failures = lines.all.filter { $0.contains("reading the frequent terms' sets failed") }.count
+        running.cancel()
+        #expect((1...4).contains(failures), "\(failures) failed looks in 2.5 s")
+        // Looked at for a bounded time: a service that does not stop fails here rather than hanging the suite.
+        let cancelled = ContinuousClock.now
+        while ended.all.isEmpty, ContinuousClock.now - cancelled < .seconds(3) { try await Task.sleep(for: .milliseconds(50)) }
+        let stopped = !ended.all.isEmpty
+        #expect(stopped, "the service stops when its task is cancelled")
+    }
+}
