@@ -88,8 +88,17 @@ public struct SearchPlanner: Sendable {
 
     /// Whether a walk of `total` matches reads each rank's matches whole and sorts them, rather than walk the rows in
     /// their order and check each: with few matches, the rows' order finds them only at the end of the table.
-    public func walkSortsMatches(_ total: Int) -> Bool {
-        total > 0 && total <= sortedMatchLimit
+    ///
+    /// Sorting a rank reads every match of the search (an index cannot tell a word's rank), `total` rows. Walking reads
+    /// about `rows / matches` rows for each of the `pageSize + 1` it needs, where `matches` are the rank's: a
+    /// `1 / ranks` share of `total` is reckoned, when the rows are known (`Facts.largestRowNumber`). So matches are
+    /// sorted only while `total` rows cost less than that walk: a category holding 13,000 of a common word's matches
+    /// among 200,000 rows was sorted in 14 ms, where the walk read 800 rows in 1.
+    public func walkSortsMatches(_ total: Int, _ facts: Facts, pageSize: Int, ranks: Int) -> Bool {
+        guard total > 0, total <= sortedMatchLimit else { return false }
+        guard let largestRowNumber = facts.largestRowNumber else { return true }
+        let walked = Double(pageSize + 1) * Double(largestRowNumber + 1) * Double(max(ranks, 1)) / Double(total)
+        return Double(total) <= walked
     }
 
     /// Whether `search` is one whole word: its entries in the table of each product's words are as many as its
