@@ -29,8 +29,8 @@ public protocol CatalogStore: Service, CustomStringConvertible {
     func statistics() async throws -> StoreStatistics
     /// Closes every connection; the store answers nothing afterwards.
     func close() async throws
-    /// Runs what the store's connections need until `close()` or cancellation (a PostgreSQL pool); returns at once
-    /// for an engine whose connections need nothing running (SQLite's).
+    /// Runs what the store's connections need until `close()` or cancellation: a PostgreSQL pool, SQLite's merging
+    /// of its search index beside the writes.
     func runConnections() async
 
     // MARK: Versions and commits

@@ -104,8 +104,11 @@ public struct SQLiteCatalogStore: CatalogStore {
         try await database.write(body)
     }
 
-    /// Nothing to run: each connection is a file handle that serves its calls by itself.
-    public func runConnections() async {}
+    /// Merges the products' search index after commits (`SearchIndexMerger`): each connection is a file handle that
+    /// serves its calls by itself.
+    public func runConnections() async {
+        await SearchIndexMerger(store: self).run { try versionWatch.current().lastSeq }
+    }
 
     /// Row counts and the file's size.
     public func statistics() async throws -> StoreStatistics {

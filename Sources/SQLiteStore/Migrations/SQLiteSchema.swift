@@ -85,6 +85,18 @@ enum SQLiteSchema {
         migrator.registerMigration("v12: webhooks") { db in
             for statement in webhooks { try db.execute(sql: statement) }
         }
+        migrator.registerMigration("v13: the products' search index merged beside the writes") { db in
+            // FTS5 merges a level's segments inside the write that finds too many, at once when it finds 16: beside a
+            // first import's one segment, the 16th single-product write rewrote the whole index (370 ms, 55 MB of
+            // log at 200,000 products). The store merges them a step at a time after commits instead
+            // (`SearchIndexMerger`); FTS5 still merges at once a level of 64, which only a store no catalogd serves
+            // reaches.
+            try db.execute(
+                sql: """
+                    INSERT INTO product_search (product_search, rank) VALUES ('automerge', 0);
+                    INSERT INTO product_search (product_search, rank) VALUES ('crisismerge', 64);
+                    """)
+        }
         return migrator
     }
 
