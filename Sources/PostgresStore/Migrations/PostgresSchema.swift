@@ -63,5 +63,6 @@ enum PostgresSchema {
         ("v10: the words of each product, with their rank", productWords),
         ("v11: how many products hold each word", productWordCounts),
         ("v12: webhooks", webhooks),
+        ("v13: an update writes only the words that changed", productWordChanges),
     ]
 }
