@@ -7,9 +7,12 @@ import GRDB
 /// included: a first import's index is one segment, which the sixteenth single-product write after it rewrote whole
 /// (370 ms at 200,000 products, with the reads beside it taking 4 to 11 ms instead of 1). Here each step merges at most
 /// `pagesPerStep` pages in a transaction of its own on the store's writer, so a write waits for one step at most, and
-/// the steps rest between them so that reads keep most of the cores.
+/// the steps rest between them so that reads keep most of the cores. Nothing is logged: a step is maintenance no
+/// answer depends on, and `SearchIndexMergerTests` shows that the segments are merged.
 struct SearchIndexMerger {
-    /// The pages of index one step writes, a few milliseconds of work.
+    /// The pages of index one step writes: 2.9 ms at the median when a million products' index was merged with a few
+    /// writes' segments (324 steps, 1.6 s in all), up to 72 ms for a step whose commit also copied the log into the
+    /// file (SQLite's checkpoint every 1,000 pages), where FTS5 had done it all in one write.
     static let pagesPerStep = 64
     /// The most steps taken after one commit: the rest waits for the next. Enough for a whole index of a million
     /// products (about 35,000 pages).
