@@ -1,6 +1,7 @@
 import CatalogModel
 import CatalogStore
 import CatalogStoreKit
+import PostgresNIO
 
 /// A products listing written into the empty products table while it is still being read: the run's transaction
 /// begins with the listing and inserts each batch as it arrives, so that PostgreSQL writes page k while the pages
@@ -10,6 +11,12 @@ import CatalogStoreKit
 /// The transaction holds the history lock, so other writes of the catalogue wait until the run ends. As on SQLite,
 /// it waits a bounded time for each batch, past which it rolls back and the run reads the listing whole before
 /// writing it (`StreamedListingAbandoned`); a key given twice ends it the same way.
+///
+/// The words of the products (`product_words`) are written at the end, in one statement in the key's order, rather
+/// than by the insert trigger batch by batch, which it turns off for the transaction alone (`ALTER TABLE` is
+/// transactional, and its lock stops writers, never readers): batch by batch, each batch's entries go into the key at
+/// places all over it. A first import of 200,000 products took 35.7 s that way, 17.3 s without the trigger, and the
+/// words' one statement 11.6 s.
 final class PostgresStreamedListing: ImportStaging {
     /// Batches waiting for the transaction: enough to keep it busy while the next page is parsed.
     static let capacity = 16
@@ -34,6 +41,7 @@ final class PostgresStreamedListing: ImportStaging {
                 guard try await PostgresProductWriter.tableIsEmpty(connection, logger: log.logger) else {
                     throw StreamedListingAbandoned("products were written before the run's transaction began")
                 }
+                try await connection.query("ALTER TABLE products DISABLE TRIGGER products_words_insert", logger: log.logger)
                 var inserted = 0
                 while true {
                     switch try StreamedListingStep(await channel.next(within: longestWait), longestWait: longestWait) {
@@ -47,6 +55,8 @@ final class PostgresStreamedListing: ImportStaging {
                         guard try await end.claim.isHeld(on: connection, logger: log.logger) else {
                             throw ImportClaimLost(source: end.report.source)
                         }
+                        try await connection.query(Self.allWords, logger: log.logger)
+                        try await connection.query("ALTER TABLE products ENABLE TRIGGER products_words_insert", logger: log.logger)
                         return try await PostgresCatalogStore.finishImport(
                             end.report, counts: WriteCounts(inserted: inserted), pages: end.pages, log: log)
                     }
@@ -54,6 +64,12 @@ final class PostgresStreamedListing: ImportStaging {
             }
         }
     }
+
+    /// The entries of `product_words` of every product, in the key's order, as the insert trigger makes them.
+    static let allWords = PostgresQuery(
+        unsafeSQL: """
+            INSERT INTO product_words (word, rank, product_order) \(PostgresSearchIndex.products.wordEntries(of: "products")) ORDER BY 1, 2, 3
+            """)
 
     /// Inserts the batch in the run's transaction once it has room; never reports a replaced record.
     func stage(_ batch: [(index: Int, product: Product)]) async throws -> [Rejection] {
