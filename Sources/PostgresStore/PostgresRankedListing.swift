@@ -267,13 +267,10 @@ extension PostgresListing {
             case .more, .unanswered: continue
             }
         }
-        let sortsMatches = { (total: Int) in
-            planner.walkSortsMatches(total, facts, pageSize: walk.pageSize, ranks: searchIndex.fields.ranks.count)
-        }
-        var page = try await connection.transaction(walkTransaction, logger: logger) { connection in
+        var page = try await connection.transaction(walkTransaction, logger: logger) { [facts] connection in
             try await walkedPage(
-                connection, walk: walk, filters: filters, search: search, count: count, sortsMatches: sortsMatches, store: store,
-                logger: logger, into: rows, append: append)
+                connection, walk: walk, filters: filters, search: search, count: count, facts: facts, store: store, logger: logger,
+                into: rows, append: append)
         }
         page.searchRead = .walk
         return page
@@ -316,7 +313,7 @@ extension PostgresListing {
     /// A page of a search with many matches, read along its ranks.
     private func walkedPage<Rows: PageRows>(
         _ connection: PostgresConnection, walk: RankedWalk, filters: PostgresConditions, search: SearchQuery, count: String?,
-        sortsMatches: (Int) -> Bool, store: String, logger: Logger, into rows: Rows, append: (inout Rows, PostgresRandomAccessRow) throws -> Void
+        facts: SearchPlanner.Facts, store: String, logger: Logger, into rows: Rows, append: (inout Rows, PostgresRandomAccessRow) throws -> Void
     ) async throws -> Page<Rows> {
         logger.trace("walking the ranks of a search")
         /// Reads the matches of one step, at most `limit`, handing each to `body` with its position.
@@ -346,7 +343,7 @@ extension PostgresListing {
         // any word matches a thousandth of the rows). With few matches, the GIN index gives them all and they are
         // sorted: told so for the rest of this read-only transaction, where the setting ends (what a caller reads
         // after the page in it, a film's links, reads small tables). No match, no step to read.
-        if sortsMatches(total) {
+        if let searchIndex, planner.walkSortsMatches(total, facts, pageSize: walk.pageSize, ranks: searchIndex.fields.ranks.count) {
             let sql = "SELECT set_config('enable_indexscan', 'off', true), set_config('enable_seqscan', 'off', true)"
             try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
         }

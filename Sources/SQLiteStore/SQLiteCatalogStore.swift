@@ -109,7 +109,7 @@ public struct SQLiteCatalogStore: CatalogStore {
     /// Merges the products' search index after commits (`SearchIndexMerger`): each connection is a file handle that
     /// serves its calls by itself.
     public func runConnections() async {
-        await SearchIndexMerger(store: self).run { try versionWatch.current().lastSeq }
+        await SearchIndexMerger(store: self).run()
     }
 
     /// Row counts and the file's size.

@@ -22,15 +22,14 @@ struct SearchIndexMerger {
 
     let store: SQLiteCatalogStore
 
-    /// Merges after each commit the versions tell of, until cancelled. A step that fails (another process held the
-    /// file's write lock past the busy timeout) is taken again after the next commit; meanwhile FTS5 merges at once
-    /// a level that reaches 64 segments, so that a search never reads an unbounded number of them.
-    func run(versions: () throws -> Int64) async {
-        var merged = try? versions()
-        while !Task.isCancelled {
-            try? await Task.sleep(for: SQLiteCatalogStore.commitPollInterval)
-            guard let seq = try? versions(), seq != merged else { continue }
-            merged = seq
+    /// Merges after each commit the store's watch tells of (`watchCommits`), until cancelled; not at the start, so that
+    /// a command that writes nothing takes no write lock. A step that fails (another process held the file's write lock
+    /// past the busy timeout) is taken again after the next commit; meanwhile FTS5 merges at once a level that reaches
+    /// 64 segments, so that a search never reads an unbounded number of them.
+    func run() async {
+        let started = try? store.currentVersions().lastSeq
+        await store.watchCommits(onError: { _ in }) { seq in
+            guard seq != started else { return }
             var steps = 0
             while steps < Self.stepsPerCommit, !Task.isCancelled, (try? await step()) == true {
                 steps += 1
