@@ -76,10 +76,11 @@ struct PostgresProductWriter {
 
     static let listingWorkMemory = "64MB"
 
-    /// Inserts `products`, and their history rows numbered from the log's next seq, into the table a streamed
-    /// listing fills, which had none of them: a key there already (given twice) fails it. Both go in with `COPY`,
+    /// Inserts `products`, and their history rows numbered from the log's next seq, into `table`, the products table
+    /// a streamed listing fills (`PostgresTableRebuild`), which had none of them: a key there already (given twice)
+    /// fails it. Both go in with `COPY`,
     /// which PostgreSQL loads without planning a statement or decoding parameters.
-    static func insertNew(_ products: [Product], source: FeedSource, log: inout PostgresChangeLog) async throws {
+    static func insertNew(_ products: [Product], into table: String, source: FeedSource, log: inout PostgresChangeLog) async throws {
         guard !products.isEmpty else { return }
         var rows = ByteBuffer()
         var history = ByteBuffer()
@@ -105,7 +106,7 @@ struct PostgresProductWriter {
         }
         do {
             try await log.connection.copyFrom(
-                table: "products", columns: ["serial_code"] + PostgresRows.productValues + ["source", "changed_seq"], logger: log.logger
+                table: table, columns: ["serial_code"] + PostgresRows.productValues + ["source", "changed_seq"], logger: log.logger
             ) { try await $0.write(rows) }
             try await log.connection.copyFrom(table: "changes", columns: ["seq", "entity", "key", "op", "author", "at"], logger: log.logger) {
                 try await $0.write(history)

@@ -55,6 +55,33 @@ struct PostgresStreamedListingTests {
         #expect(try await store.check().isEmpty)
     }
 
+    /// The listing fills copies of `products` and `product_words` that take their places (`PostgresTableRebuild`): what
+    /// takes their places has every column, constraint, index, trigger and sequence of a fresh store's, named as they are.
+    @Test func aStreamedListingLeavesTheSchemaOfAFreshStore() async throws {
+        guard let (temporary, store, claim, report) = try await importing() else { return }
+        defer { temporary.remove() }
+        let streamed = try #require(try await store.makeStreamedListing(of: .products))
+        _ = try await streamed.stage([(0, try product("A", name: "zebra crossing")), (1, try product("B"))])
+        _ = try await store.completeImport(report, listing: CompletedListing(records: .stagedProducts(streamed), pages: []), under: claim)
+        await streamed.discard()
+        await claim.release()
+        let location = try #require(temporary.postgresLocation)
+        let connection = try await TestStore.connect(location, logger: SchemaSnapshotTests.logger)
+        let schema: String
+        do {
+            schema = try await SchemaSnapshotTests.postgresSchema(connection)
+        } catch {
+            try await connection.close()
+            throw error
+        }
+        try await connection.close()
+        try SchemaSnapshotTests.compare(schema, withSnapshotOf: .postgres, after: "a streamed listing")
+        // The sequence that numbers the rows stayed with them: the next product is numbered after the listing's.
+        _ = try await store.upsertProducts([try product("C", name: "zebra")], author: "api")
+        #expect(try await store.products(ProductFilter(search: "zebra"), page: PageRequest()).rows.map(\.product.serialCode) == ["A", "C"])
+        #expect(try await store.check().isEmpty)
+    }
+
     @Test func aDiscardedStreamedListingLeavesTheStoreEmptyAndFreesTheHistoryLock() async throws {
         guard let (temporary, store, claim, _) = try await importing() else { return }
         defer { temporary.remove() }

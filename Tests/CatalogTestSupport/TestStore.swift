@@ -26,6 +26,8 @@ public struct TestStore: Sendable {
     public let backend: StoreBackend
     public let store: any CatalogStore
     public let directory: URL
+    /// Where the PostgreSQL store's database is; nil on SQLite.
+    public var postgresLocation: PostgresLocation? = nil
     /// Opens another store on the same data, as a second process or replica would; the caller closes it.
     public let openAnother: @Sendable () async throws -> any CatalogStore
     /// Runs SQL on the data behind the store's back, as an operator at a database prompt would.
@@ -68,7 +70,7 @@ public struct TestStore: Sendable {
             // Generous: many tests open connections at once on a loaded machine; outages are tested with the default.
             let store = try await running(PostgresCatalogStore.open(location, poolSize: 10, connectionWait: .seconds(20), logger: logger))
             return TestStore(
-                backend: backend, store: store, directory: directory,
+                backend: backend, store: store, directory: directory, postgresLocation: location,
                 openAnother: { try await running(PostgresCatalogStore.open(location, poolSize: 10, connectionWait: .seconds(20), logger: logger)) },
                 executeRaw: { sql, arguments in
                     let connection = try await connect(location, logger: logger)
