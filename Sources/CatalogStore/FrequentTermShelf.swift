@@ -4,6 +4,8 @@ import Synchronization
 /// snapshot (`CurrentFrequentTerms`).
 public final class FrequentTermShelf: Sendable {
     private let installed = Mutex<FrequentTerms?>(nil)
+    /// The newest products version a read found past the sets'.
+    private let newestSeen = Atomic<Int64>(0)
 
     public init() {}
 
@@ -19,5 +21,15 @@ public final class FrequentTermShelf: Sendable {
     /// The products version of the installed sets, nil before the first.
     public var productsVersion: Int64? {
         installed.withLock { $0?.productsVersion }
+    }
+
+    /// Notes a products version a read found: sets older than it are known to be behind.
+    public func saw(productsVersion: Int64) {
+        newestSeen.max(productsVersion, ordering: .relaxed)
+    }
+
+    /// Whether `terms` may be of the newest products version: no read has found a newer one.
+    public func mayBeNewest(_ terms: FrequentTerms) -> Bool {
+        terms.productsVersion >= newestSeen.load(ordering: .relaxed)
     }
 }

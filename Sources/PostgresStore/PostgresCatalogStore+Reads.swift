@@ -43,8 +43,21 @@ extension PostgresCatalogStore {
                 try await products(filter, search: query.search, page: request, connection, walkIn: .read, terms: nil, into: rows)
             }
         }
-        // The sets are made exact at the page's snapshot: the versions, the changes since the sets and the page are
-        // read in one transaction.
+        // Most reads come while the sets are of the newest version: the page is read as if nothing had changed since
+        // them, in one statement (a transaction's begin, its versions and its commit are three round trips more), and
+        // kept when its snapshot's version is theirs. (A statement before the page's, as the leading rows of a
+        // correction, saw that version too: versions only grow, and the sets' is never newer than a snapshot's.) A
+        // read that finds a newer one marks the sets as behind, so that the reads after it go the way below at once
+        // until they are brought forward.
+        if frequentTerms.mayBeNewest(base) {
+            let page = try await transaction(.single) { connection in
+                try await products(filter, page: request, terms: .unchanged(base), versions: nil, connection, walkIn: .read, into: rows)
+            }
+            if page.versions.products == base.productsVersion { return page }
+            frequentTerms.saw(productsVersion: page.versions.products)
+        }
+        // Otherwise the sets are made exact at the page's snapshot: the versions, the changes since the sets and the
+        // page are read in one transaction.
         return try await transaction(.read) { [logger] connection in
             let versions = try await Self.versions(connection, logger: logger)
             let searches = PostgresCurrentFrequentTerms.searches(of: filter, in: base)
@@ -54,25 +67,36 @@ extension PostgresCatalogStore {
             else {
                 return try await products(filter, search: query.search, page: request, connection, walkIn: .single, terms: nil, into: rows)
             }
-            var filter = filter
-            var corrections: [SearchCorrection] = []
-            if let (corrected, made) = try terms.corrected(filter) {
-                (filter, corrections) = (corrected, made)
-            }
-            let typed = filter.searchQuery
-            var search = typed
-            if let typed {
-                if try terms.current.matchesNothing(typed, matchChanged: terms.matchChanged) {
-                    try RankedWalk.check(request, ordering: PostgresListing.products.ordering, ranks: SearchFields.products.ranks.count)
-                    return Page(rows: rows, count: 0, nextCursor: nil, previousCursor: nil, versions: versions, searchRead: .nothing)
-                }
-                search = try terms.current.expanded(typed, matchChanged: terms.matchChanged)
-            }
-            var page = try await products(filter, search: search, page: request, connection, walkIn: .single, terms: terms, into: rows)
-            // A correction that finds nothing either is not one: the answer is the empty page of the words as typed.
-            if page.count > 0, !corrections.isEmpty { (page.corrections, page.correctedSearch) = (corrections, filter.correctedSearch) }
-            return page
+            return try await products(filter, page: request, terms: terms, versions: versions, connection, walkIn: .single, into: rows)
         }
+    }
+
+    /// One page of `filter` with `terms`, the sets made exact at the snapshot the page is read at, whose `versions`
+    /// are given when known beforehand (a page the sets tell is empty reads them otherwise).
+    private func products<Rows: ProductPageRows>(
+        _ filter: ProductFilter, page request: PageRequest, terms: PostgresCurrentFrequentTerms, versions: StoreVersions?,
+        _ connection: PostgresConnection, walkIn: PostgresTransactionKind, into rows: Rows
+    ) async throws -> Page<Rows> {
+        var filter = filter
+        var corrections: [SearchCorrection] = []
+        if let (corrected, made) = try terms.corrected(filter) {
+            (filter, corrections) = (corrected, made)
+        }
+        let typed = filter.searchQuery
+        var search = typed
+        if let typed {
+            if try terms.current.matchesNothing(typed, matchChanged: terms.matchChanged) {
+                try RankedWalk.check(request, ordering: PostgresListing.products.ordering, ranks: SearchFields.products.ranks.count)
+                let snapshot: StoreVersions
+                if let versions { snapshot = versions } else { snapshot = try await Self.versions(connection, logger: logger) }
+                return Page(rows: rows, count: 0, nextCursor: nil, previousCursor: nil, versions: snapshot, searchRead: .nothing)
+            }
+            search = try terms.current.expanded(typed, matchChanged: terms.matchChanged)
+        }
+        var page = try await products(filter, search: search, page: request, connection, walkIn: walkIn, terms: terms, into: rows)
+        // A correction that finds nothing either is not one: the answer is the empty page of the words as typed.
+        if page.count > 0, !corrections.isEmpty { (page.corrections, page.correctedSearch) = (corrections, filter.correctedSearch) }
+        return page
     }
 
     /// One page of `filter` with `search` (its own, or spelled out), its count from `terms` (the sets made exact at the

@@ -49,6 +49,11 @@ struct PostgresCurrentFrequentTerms {
         return searches
     }
 
+    /// `base` at a snapshot of its own version: no row changed since.
+    static func unchanged(_ base: FrequentTerms) -> Self {
+        Self(current: CurrentFrequentTerms(base: base, changedRows: RowNumberSet(largest: 0)), matchChanged: { _, _ in [] })
+    }
+
     /// `base` made exact at the snapshot of `connection`'s transaction, read at `versions`, for a read of `filter`
     /// whose searches are `searches` (its own, and spelled out): nil when the sets were read at a later products
     /// version than the snapshot's, or when `ChangedRows.read` finds none.
@@ -60,9 +65,7 @@ struct PostgresCurrentFrequentTerms {
         logger: Logger
     ) async throws -> Self? {
         guard base.productsVersion <= versions.products else { return nil }
-        guard base.productsVersion < versions.products else {
-            return Self(current: CurrentFrequentTerms(base: base, changedRows: RowNumberSet(largest: 0)), matchChanged: { _, _ in [] })
-        }
+        guard base.productsVersion < versions.products else { return unchanged(base) }
         guard let changed = try await ChangedRows.read(since: base, limit: CurrentFrequentTerms.changeLimit, connection, logger: logger) else {
             return nil
         }
