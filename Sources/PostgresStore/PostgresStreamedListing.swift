@@ -66,16 +66,20 @@ final class PostgresStreamedListing: ImportStaging {
     /// Builds the products' indexes, then their words and the words' counts, and puts both tables in place.
     ///
     /// The words are written by one statement after the rows, rather than by the products' insert trigger batch by
-    /// batch, into a `product_words` rebuilt too, keyed after its rows; their counts are written from them, where
-    /// the counts' insert trigger would aggregate a copy of every entry (for a million products 25 million, 13 s
-    /// where counting them takes 2 s). Both triggers are off for those statements alone.
+    /// batch, into a `product_words` rebuilt too, keyed after its rows (in place, in the key's order, so that each
+    /// entry goes in after the one before it); their counts are written from them, where the counts' insert trigger
+    /// would aggregate a copy of every entry (for a million products 25 million, 13 s where counting them takes 2 s).
+    /// Both triggers are off for those statements alone.
     private static func finish(_ products: PostgresTableRebuild, _ connection: PostgresConnection, logger: Logger) async throws {
         try await products.buildIndexes(connection, logger: logger)
         let words = try await PostgresTableRebuild.begin("product_words", constraintsFirst: false, connection, logger: logger)
         try await connection.query(PostgresQuery(unsafeSQL: "ALTER TABLE \(words.copy) DISABLE TRIGGER product_words_counts_insert"), logger: logger)
         try await connection.query(
             PostgresQuery(
-                unsafeSQL: "INSERT INTO \(words.copy) (word, rank, product_order) \(PostgresSearchIndex.products.wordEntries(of: products.copy))"),
+                unsafeSQL: """
+                    INSERT INTO \(words.copy) (word, rank, product_order) \(PostgresSearchIndex.products.wordEntries(of: products.copy))\(
+                        words.isInPlace ? " ORDER BY 1, 2, 3" : "")
+                    """),
             logger: logger)
         try await connection.query(
             PostgresQuery(

@@ -82,6 +82,29 @@ struct PostgresStreamedListingTests {
         #expect(try await store.check().isEmpty)
     }
 
+    /// A table an operator gave more than a copy would have, here a view that depends on it, is filled in place: the
+    /// view stays, and the words and their counts are written as into a copy.
+    @Test func aTableWithAViewOnItIsFilledInPlace() async throws {
+        guard let (temporary, store, claim, report) = try await importing() else { return }
+        defer { temporary.remove() }
+        try await temporary.executeRaw("CREATE VIEW product_names AS SELECT serial_code, name FROM products", [])
+        let streamed = try #require(try await store.makeStreamedListing(of: .products))
+        _ = try await streamed.stage([(0, try product("A", name: "zebra crossing")), (1, try product("B"))])
+        let finished = try await store.completeImport(
+            report, listing: CompletedListing(records: .stagedProducts(streamed), pages: []), under: claim)
+        await streamed.discard()
+        await claim.release()
+        #expect(finished.inserted == 2)
+        #expect(try await store.products(ProductFilter(search: "zebra "), page: PageRequest()).rows.map(\.product.serialCode) == ["A"])
+        #expect(try await store.check().isEmpty)
+        // The view is still there, on the table that holds the rows: the statement fails otherwise.
+        try await temporary.executeRaw(
+            "DO $$ BEGIN IF (SELECT COUNT(*) FROM product_names) <> 2 THEN RAISE EXCEPTION 'the view lost its rows'; END IF; END $$", [])
+        _ = try await store.upsertProducts([try product("C", name: "zebra")], author: "api")
+        #expect(try await store.products(ProductFilter(search: "zebra "), page: PageRequest()).rows.map(\.product.serialCode) == ["A", "C"])
+        #expect(try await store.check().isEmpty)
+    }
+
     @Test func aDiscardedStreamedListingLeavesTheStoreEmptyAndFreesTheHistoryLock() async throws {
         guard let (temporary, store, claim, _) = try await importing() else { return }
         defer { temporary.remove() }
