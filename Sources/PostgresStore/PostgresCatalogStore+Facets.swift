@@ -5,14 +5,17 @@ extension PostgresCatalogStore {
     public func productFacets(_ filter: ProductFilter, fields: [ProductFacetField], size: Int) async throws -> ProductFacets {
         let base = frequentTerms.latest
         return try await transaction(.read) { [logger] connection in
-            let versions = try await Self.versions(connection, logger: logger)
             var filter = filter
+            var terms: PostgresCurrentFrequentTerms?
+            let versions: StoreVersions
             // The sets made exact at this snapshot answer a search when they hold every word of it.
-            if let base, base.mayAnswer(filter), filter.searchQuery != nil,
-                let terms = try await PostgresCurrentFrequentTerms.read(
-                    base, at: versions, filter: filter, searches: PostgresCurrentFrequentTerms.searches(of: filter, in: base), connection,
-                    logger: logger)
-            {
+            if let base, base.mayAnswer(filter), filter.searchQuery != nil {
+                (versions, terms) = try await PostgresCurrentFrequentTerms.read(
+                    base, filter: filter, searches: PostgresCurrentFrequentTerms.searches(of: filter, in: base), connection, logger: logger)
+            } else {
+                versions = try await Self.versions(connection, logger: logger)
+            }
+            if let terms {
                 // The facets of the search the page read: corrected when it was.
                 if let (corrected, _) = try terms.corrected(filter) { filter = corrected }
                 if let typed = filter.searchQuery,

@@ -73,13 +73,10 @@ extension PostgresCatalogStore {
     public func advanceFrequentTerms() async throws -> FrequentTerms? {
         guard let base = frequentTerms.latest else { return nil }
         let advanced = try await transaction(.read) { [logger] connection -> FrequentTerms? in
-            let versions = try await Self.versions(connection, logger: logger)
+            let (versions, changed) = try await PostgresCurrentFrequentTerms.ChangedRows.read(
+                since: base, limit: FrequentTerms.advanceLimit, connection, logger: logger)
             guard versions.products > base.productsVersion else { return base }
-            guard
-                let changed = try await PostgresCurrentFrequentTerms.ChangedRows.read(
-                    since: base, limit: FrequentTerms.advanceLimit, connection, logger: logger),
-                (changed.newOrders.first ?? .max) > (base.rowOrders.last ?? .min)
-            else { return nil }
+            guard let changed, (changed.newOrders.first ?? .max) > (base.rowOrders.last ?? .min) else { return nil }
             var products: [ChangedProduct] = []
             var words: [(row: Int64, words: [String])] = []
             let query: PostgresQuery = """

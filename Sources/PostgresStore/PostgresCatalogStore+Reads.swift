@@ -59,12 +59,9 @@ extension PostgresCatalogStore {
         // Otherwise the sets are made exact at the page's snapshot: the versions, the changes since the sets and the
         // page are read in one transaction.
         return try await transaction(.read) { [logger] connection in
-            let versions = try await Self.versions(connection, logger: logger)
             let searches = PostgresCurrentFrequentTerms.searches(of: filter, in: base)
-            guard
-                let terms = try await PostgresCurrentFrequentTerms.read(
-                    base, at: versions, filter: filter, searches: searches, connection, logger: logger)
-            else {
+            let (versions, terms) = try await PostgresCurrentFrequentTerms.read(base, filter: filter, searches: searches, connection, logger: logger)
+            guard let terms else {
                 return try await products(filter, search: query.search, page: request, connection, walkIn: .single, terms: nil, into: rows)
             }
             return try await products(filter, page: request, terms: terms, versions: versions, connection, walkIn: .single, into: rows)

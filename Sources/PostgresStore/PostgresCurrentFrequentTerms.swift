@@ -61,14 +61,12 @@ struct PostgresCurrentFrequentTerms {
     /// The changed rows' matches are read here, in one statement, for the filter's conditions and each of `searches`:
     /// the matcher answers for those alone, as the reads that use it ask.
     static func read(
-        _ base: FrequentTerms, at versions: StoreVersions, filter: ProductFilter, searches: [SearchQuery], _ connection: PostgresConnection,
-        logger: Logger
-    ) async throws -> Self? {
-        guard base.productsVersion <= versions.products else { return nil }
-        guard base.productsVersion < versions.products else { return unchanged(base) }
-        guard let changed = try await ChangedRows.read(since: base, limit: CurrentFrequentTerms.changeLimit, connection, logger: logger) else {
-            return nil
-        }
+        _ base: FrequentTerms, filter: ProductFilter, searches: [SearchQuery], _ connection: PostgresConnection, logger: Logger
+    ) async throws -> (versions: StoreVersions, terms: Self?) {
+        let (versions, changed) = try await ChangedRows.read(since: base, limit: CurrentFrequentTerms.changeLimit, connection, logger: logger)
+        guard base.productsVersion <= versions.products else { return (versions, nil) }
+        guard base.productsVersion < versions.products else { return (versions, unchanged(base)) }
+        guard let changed else { return (versions, nil) }
         var searches = searches
         var words: [String] = []
         // A search that may be corrected is corrected from the words of the changed rows too: their matches are read
@@ -82,7 +80,7 @@ struct PostgresCurrentFrequentTerms {
             }
         }
         let matches = try await changedRowMatches(changed.numbers, filter: filter, searches: searches, connection, logger: logger)
-        return Self(
+        let terms = Self(
             current: CurrentFrequentTerms(base: base, changedRows: changed.rows),
             matchChanged: { matchFilter, search in
                 let searchIndex = try search.map { search in
@@ -95,6 +93,7 @@ struct PostgresCurrentFrequentTerms {
                     (!conditioned || match.passes) && (searchIndex.map { match.matches[$0] } ?? true)
                 }.map(\.row)
             }, changedWords: words)
+        return (versions, terms)
     }
 
     /// The rows a change since a base touched (`CurrentFrequentTerms.changedRows`), each with its `row_order`.
@@ -106,36 +105,44 @@ struct PostgresCurrentFrequentTerms {
         /// The orders of the rows numbered past the base's, ascending as their numbers are (`FrequentTerms.advanced`).
         let newOrders: [Int64]
 
-        /// The rows the changes after `base` touched, at the snapshot of `connection`'s transaction: nil when the history
-        /// no longer holds every change since the base (it was pruned), or when more than `limit` changes of products
-        /// came since. A row stored since the base, whose `row_order` the base does not hold, is numbered past the
-        /// base's rows.
-        static func read(since base: FrequentTerms, limit: Int, _ connection: PostgresConnection, logger: Logger) async throws -> Self? {
-            // Seqs have no gaps: a first kept seq past the base's next means changes since the base were pruned.
-            var first: Int64?
-            for try await seq in try await connection.query("SELECT MIN(seq) FROM changes", logger: logger).decode(Int64?.self) { first = seq }
-            guard let first, first <= base.historySeq + 1 else { return nil }
-            var changed = RowNumberSet(largest: base.largestRowNumber)
-            var orders: [Int64] = []
-            var changes = 0
+        /// The versions at the snapshot of `connection`'s transaction, and the rows the changes after `base` touched at
+        /// it, read in one statement: nil when the history no longer holds every change since the base (it was pruned),
+        /// or when more than `limit` changes of products came since. A row stored since the base, whose `row_order` the
+        /// base does not hold, is numbered past the base's rows.
+        static func read(
+            since base: FrequentTerms, limit: Int, _ connection: PostgresConnection, logger: Logger
+        ) async throws -> (versions: StoreVersions, changed: Self?) {
             let query: PostgresQuery = """
                 WITH recent AS (SELECT key FROM changes WHERE seq > \(base.historySeq) AND entity = 'product' LIMIT \(limit + 1))
-                SELECT changed.key, products.row_order, (SELECT COUNT(*) FROM recent)
-                FROM (SELECT DISTINCT key FROM recent) AS changed LEFT JOIN products ON products.serial_code = changed.key
+                SELECT \(unescaped: PostgresCatalogStore.versionColumns), (SELECT MIN(seq) FROM changes) AS first_seq,
+                    (SELECT COUNT(*) FROM recent) AS changes, changed.key, products.row_order
+                FROM (SELECT 1) AS one LEFT JOIN (SELECT DISTINCT key FROM recent) AS changed ON true
+                LEFT JOIN products ON products.serial_code = changed.key
                 """
-            for try await (key, order, count) in try await connection.query(query, logger: logger).decode((String, Int64?, Int64).self) {
-                changes = Int(count)
+            var versions: StoreVersions?
+            var (first, changes): (Int64?, Int64) = (nil, 0)
+            var changed = RowNumberSet(largest: base.largestRowNumber)
+            var orders: [Int64] = []
+            for try await row in try await connection.query(query, logger: logger) {
+                let cells = row.makeRandomAccess()
+                if versions == nil {
+                    versions = try PostgresCatalogStore.versions(from: cells)
+                    (first, changes) = (try cells["first_seq"].decode(Int64?.self), try cells["changes"].decode(Int64.self))
+                }
+                guard let key = try cells["key"].decode(String?.self) else { continue }
                 for row in base.keyRows.rows(of: key) { changed.insert(row) }
-                if let order { orders.append(order) }
+                if let order = try cells["row_order"].decode(Int64?.self) { orders.append(order) }
             }
-            guard changes <= limit else { return nil }
+            guard let versions else { throw UnreadableStoredValue(column: "versions", value: "no row") }
+            // Seqs have no gaps: a first kept seq past the base's next means changes since the base were pruned.
+            guard let first, first <= base.historySeq + 1, changes <= limit else { return (versions, nil) }
             var numbers = rowNumbers(of: orders, in: base)
             for number in numbers.values { changed.insert(number) }
             changed.forEach { number in
                 if number < base.rowOrders.count { numbers[base.rowOrders[number]] = Int64(number) }
             }
             let newOrders = numbers.filter { $0.value >= base.rowOrders.count }.keys.sorted()
-            return Self(rows: changed, numbers: numbers, newOrders: newOrders)
+            return (versions, Self(rows: changed, numbers: numbers, newOrders: newOrders))
         }
 
         /// The row number of each of `orders` (`row_order`s) in `base`: its place among the base's rows, or for a row

@@ -150,10 +150,8 @@ struct CurrentFrequentTermsTests {
         } else if let postgres = store as? PostgresCatalogStore {
             let logger = postgres.logger
             changed = try await postgres.transaction(.read) { connection in
-                let versions = try await PostgresCatalogStore.versions(connection, logger: logger)
-                return try await PostgresCurrentFrequentTerms.read(
-                    base, at: versions, filter: ProductFilter(), searches: [], connection, logger: logger)?
-                    .current.changedRows.count
+                try await PostgresCurrentFrequentTerms.read(base, filter: ProductFilter(), searches: [], connection, logger: logger)
+                    .terms?.current.changedRows.count
             }
         }
         #expect(changed == 8)
@@ -163,6 +161,32 @@ struct CurrentFrequentTermsTests {
         }
         for filter in [ProductFilter(search: "lamp "), ProductFilter(search: "la"), ProductFilter(search: "qqq "), ProductFilter(brand: "acme")] {
             #expect(base.mayAnswer(filter), "\(filter)")
+        }
+    }
+
+    /// Once the history since the sets is pruned, the changes since them cannot be listed: a read is answered by the
+    /// engine alone, and is exact all the same.
+    @Test(arguments: StoreBackend.available)
+    func aReadAfterTheHistorySinceTheSetsWasPrunedIsExact(_ backend: StoreBackend) async throws {
+        let temporary = try await TestStore.open(backend)
+        defer { temporary.remove() }
+        let store = temporary.store
+        func lamps(_ keys: Range<Int>, brand: String) throws -> [Product] {
+            try keys.map { Product(serialCode: "L\($0)", name: "lamp \($0)", category: "lighting", brand: brand, price: try Price(parsing: "3")) }
+        }
+        _ = try await store.upsertProducts(try lamps(0..<30, brand: "acme"), author: "api")
+        var policy = FrequentTermPolicy()
+        policy.minimumShare = 0.2
+        let base = try await store.refreshFrequentTerms(policy)
+        #expect(base.terms.contains("lamp"))
+        _ = try await store.upsertProducts(try lamps(30..<35, brand: "umbra"), author: "api")
+        try await temporary.executeRaw("UPDATE changes SET at = '2020-01-01T00:00:00Z'", [])
+        #expect(try await store.pruneHistory(before: "2023-01-01T00:00:00Z") == 34)
+        for _ in 0..<2 {
+            #expect(try await store.products(ProductFilter(search: "lamp "), page: PageRequest(pageSize: 5)).count == 35)
+            let facets = try await store.productFacets(ProductFilter(search: "lamp "), fields: [.brand], size: 10)
+            let brands = (facets.counts.first { $0.0 == .brand }?.1 ?? []).map { "\($0.value) \($0.count)" }
+            #expect(brands == ["acme 30", "umbra 5"])
         }
     }
 
