@@ -56,16 +56,33 @@ extension PostgresCatalogStore {
             if page.versions.products == base.productsVersion { return page }
             frequentTerms.saw(productsVersion: page.versions.products)
         }
-        // Otherwise the sets are made exact at the page's snapshot: the versions, the changes since the sets and the
-        // page are read in one transaction.
-        return try await transaction(.read) { [logger] connection in
-            let searches = PostgresCurrentFrequentTerms.searches(of: filter, in: base)
-            let (versions, terms) = try await PostgresCurrentFrequentTerms.read(base, filter: filter, searches: searches, connection, logger: logger)
-            guard let terms else {
-                return try await products(filter, search: query.search, page: request, connection, walkIn: .single, terms: nil, into: rows)
-            }
-            return try await products(filter, page: request, terms: terms, versions: versions, connection, walkIn: .single, into: rows)
+        // Otherwise the sets are made exact at the page's snapshot by the changes since them, read with the versions in
+        // one statement before the page. Outside a transaction too, kept when the page's snapshot has the versions the
+        // changes were read at (every statement between then saw them too, as above); when a write came between, all
+        // is read again in one transaction.
+        let searches = PostgresCurrentFrequentTerms.searches(of: filter, in: base)
+        let (page, consistent) = try await transaction(.single) { connection in
+            try await products(filter, page: request, madeExact: base, searches: searches, connection, walkIn: .read, into: rows)
         }
+        if consistent { return page }
+        return try await transaction(.read) { connection in
+            try await products(filter, page: request, madeExact: base, searches: searches, connection, walkIn: .single, into: rows).page
+        }
+    }
+
+    /// One page of `filter` with `base` made exact by the changes since it, read on `connection`; and whether the page's
+    /// snapshot has the versions the changes were read at, as it always has in one transaction.
+    private func products<Rows: ProductPageRows>(
+        _ filter: ProductFilter, page request: PageRequest, madeExact base: FrequentTerms, searches: [SearchQuery],
+        _ connection: PostgresConnection, walkIn: PostgresTransactionKind, into rows: Rows
+    ) async throws -> (page: Page<Rows>, consistent: Bool) {
+        let (versions, terms) = try await PostgresCurrentFrequentTerms.read(base, filter: filter, searches: searches, connection, logger: logger)
+        guard let terms else {
+            // The engine alone: its page is of one snapshot whatever came before it.
+            return (try await products(filter, search: filter.query.search, page: request, connection, walkIn: walkIn, terms: nil, into: rows), true)
+        }
+        let page = try await products(filter, page: request, terms: terms, versions: versions, connection, walkIn: walkIn, into: rows)
+        return (page, page.versions.products == versions.products)
     }
 
     /// One page of `filter` with `terms`, the sets made exact at the snapshot the page is read at, whose `versions`
