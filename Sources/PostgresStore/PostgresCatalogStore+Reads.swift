@@ -51,7 +51,7 @@ extension PostgresCatalogStore {
         // until they are brought forward.
         if frequentTerms.mayBeNewest(base) {
             let page = try await transaction(.single) { connection in
-                try await products(filter, page: request, terms: .unchanged(base), versions: nil, connection, walkIn: .read, into: rows)
+                try await pageFromSets(filter, page: request, terms: .unchanged(base), versions: nil, connection, walkIn: .read, into: rows)
             }
             if page.versions.products == base.productsVersion { return page }
             frequentTerms.saw(productsVersion: page.versions.products)
@@ -62,18 +62,19 @@ extension PostgresCatalogStore {
         // is read again in one transaction.
         let searches = PostgresCurrentFrequentTerms.searches(of: filter, in: base)
         let (page, consistent) = try await transaction(.single) { connection in
-            try await products(filter, page: request, madeExact: base, searches: searches, connection, walkIn: .read, into: rows)
+            try await pageMadeExact(filter, page: request, base: base, searches: searches, connection, walkIn: .read, into: rows)
         }
         if consistent { return page }
         return try await transaction(.read) { connection in
-            try await products(filter, page: request, madeExact: base, searches: searches, connection, walkIn: .single, into: rows).page
+            try await pageMadeExact(filter, page: request, base: base, searches: searches, connection, walkIn: .single, into: rows).page
         }
     }
 
-    /// One page of `filter` with `base` made exact by the changes since it, read on `connection`; and whether the page's
-    /// snapshot has the versions the changes were read at, as it always has in one transaction.
-    private func products<Rows: ProductPageRows>(
-        _ filter: ProductFilter, page request: PageRequest, madeExact base: FrequentTerms, searches: [SearchQuery],
+    /// One page of `filter` with `base` made exact by the changes since it, read on `connection`, in a transaction
+    /// when `walkIn` is `.single`; and whether the page's last statement saw the products version the changes were read
+    /// at (outside a transaction, an empty page the sets tell of reads the versions after the changed rows' matches).
+    private func pageMadeExact<Rows: ProductPageRows>(
+        _ filter: ProductFilter, page request: PageRequest, base: FrequentTerms, searches: [SearchQuery],
         _ connection: PostgresConnection, walkIn: PostgresTransactionKind, into rows: Rows
     ) async throws -> (page: Page<Rows>, consistent: Bool) {
         let (versions, terms) = try await PostgresCurrentFrequentTerms.read(base, filter: filter, searches: searches, connection, logger: logger)
@@ -81,13 +82,15 @@ extension PostgresCatalogStore {
             // The engine alone: its page is of one snapshot whatever came before it.
             return (try await products(filter, search: filter.query.search, page: request, connection, walkIn: walkIn, terms: nil, into: rows), true)
         }
-        let page = try await products(filter, page: request, terms: terms, versions: versions, connection, walkIn: walkIn, into: rows)
+        let inTransaction = walkIn == .single
+        let page = try await pageFromSets(
+            filter, page: request, terms: terms, versions: inTransaction ? versions : nil, connection, walkIn: walkIn, into: rows)
         return (page, page.versions.products == versions.products)
     }
 
     /// One page of `filter` with `terms`, the sets made exact at the snapshot the page is read at, whose `versions`
-    /// are given when known beforehand (a page the sets tell is empty reads them otherwise).
-    private func products<Rows: ProductPageRows>(
+    /// are given when known at that snapshot (a page the sets tell is empty reads them otherwise).
+    private func pageFromSets<Rows: ProductPageRows>(
         _ filter: ProductFilter, page request: PageRequest, terms: PostgresCurrentFrequentTerms, versions: StoreVersions?,
         _ connection: PostgresConnection, walkIn: PostgresTransactionKind, into rows: Rows
     ) async throws -> Page<Rows> {

@@ -54,9 +54,9 @@ struct PostgresCurrentFrequentTerms {
         Self(current: CurrentFrequentTerms(base: base, changedRows: RowNumberSet(largest: 0)), matchChanged: { _, _ in [] })
     }
 
-    /// `base` made exact at the snapshot of `connection`'s transaction, read at `versions`, for a read of `filter`
-    /// whose searches are `searches` (its own, and spelled out): nil when the sets were read at a later products
-    /// version than the snapshot's, or when `ChangedRows.read` finds none.
+    /// The versions, read with the changes since `base` (`ChangedRows.read`), and `base` made exact at that snapshot
+    /// for a read of `filter` whose searches are `searches` (its own, and spelled out): no terms when the sets were
+    /// read at a later products version than the snapshot's, or when the changes since them cannot be listed.
     ///
     /// The changed rows' matches are read here, in one statement, for the filter's conditions and each of `searches`:
     /// the matcher answers for those alone, as the reads that use it ask.

@@ -78,8 +78,7 @@ struct PostgresProductWriter {
 
     /// Inserts `products`, and their history rows numbered from the log's next seq, into `table`, the products table
     /// a streamed listing fills (`PostgresTableRebuild`), which had none of them: a key there already (given twice)
-    /// fails it. Both go in with `COPY`,
-    /// which PostgreSQL loads without planning a statement or decoding parameters.
+    /// fails it. Both go in with `COPY`, which PostgreSQL loads without planning a statement or decoding parameters.
     static func insertNew(_ products: [Product], into table: String, source: FeedSource, log: inout PostgresChangeLog) async throws {
         guard !products.isEmpty else { return }
         var rows = ByteBuffer()

@@ -54,23 +54,28 @@ final class PostgresStreamedListing: ImportStaging {
                         guard try await end.claim.isHeld(on: connection, logger: log.logger) else {
                             throw ImportClaimLost(source: end.report.source)
                         }
-                        try await Self.finish(products, connection, logger: log.logger)
-                        return try await PostgresCatalogStore.finishImport(
+                        let words = try await Self.finish(products, connection, logger: log.logger)
+                        let report = try await PostgresCatalogStore.finishImport(
                             end.report, counts: WriteCounts(inserted: inserted), pages: end.pages, log: log)
+                        try await PostgresTableRebuild.replace([products, words], connection, logger: log.logger)
+                        return report
                     }
                 }
             }
         }
     }
 
-    /// Builds the products' indexes, then their words and the words' counts, and puts both tables in place.
+    /// Builds the products' indexes, then their words and the words' counts; returns the words' table, which takes
+    /// its place with the products' last, just before the commit.
     ///
     /// The words are written by one statement after the rows, rather than by the products' insert trigger batch by
     /// batch, into a `product_words` rebuilt too, keyed after its rows (in place, in the key's order, so that each
     /// entry goes in after the one before it); their counts are written from them, where the counts' insert trigger
     /// would aggregate a copy of every entry (for a million products 25 million, 13 s where counting them takes 2 s).
     /// Both triggers are off for those statements alone.
-    private static func finish(_ products: PostgresTableRebuild, _ connection: PostgresConnection, logger: Logger) async throws {
+    private static func finish(
+        _ products: PostgresTableRebuild, _ connection: PostgresConnection, logger: Logger
+    ) async throws -> PostgresTableRebuild {
         try await products.buildIndexes(connection, logger: logger)
         let words = try await PostgresTableRebuild.begin("product_words", constraintsFirst: false, connection, logger: logger)
         try await connection.query(PostgresQuery(unsafeSQL: "ALTER TABLE \(words.copy) DISABLE TRIGGER product_words_counts_insert"), logger: logger)
@@ -90,8 +95,7 @@ final class PostgresStreamedListing: ImportStaging {
         try await connection.query(PostgresQuery(unsafeSQL: "ALTER TABLE \(words.copy) ENABLE TRIGGER product_words_counts_insert"), logger: logger)
         try await words.buildIndexes(connection, logger: logger)
         try await connection.query(productsWordsTrigger(on: products, "ENABLE"), logger: logger)
-        try await words.replace(connection, logger: logger)
-        try await products.replace(connection, logger: logger)
+        return words
     }
 
     /// Turns the products' words' insert trigger on the rebuilt products on or off (`ENABLE`, `DISABLE`).

@@ -9,14 +9,15 @@ import PostgresNIO
 /// a million products, the eight secondary indexes and the search index cost 49 s row by row and 16 s built after;
 /// the words' key 47 s for their 25 million entries, against 14 s. Dropping the table's own indexes for the
 /// transaction would do the same, but its lock would stop every reader of the table until the commit; the copy is
-/// the transaction's own until it takes the table's place, when the lock lasts as long as renaming does.
+/// the transaction's own until it takes the table's place, just before the commit (`replace`), when the lock lasts as
+/// long as renaming does.
 ///
 /// The definitions come from the catalogue, as the migrations left them, so that the copy is the table a fresh
 /// store has (tested against the schema snapshot). A table that is more than that, because an operator gave it
-/// something a copy would not have (a view or a foreign key on it, grants, storage settings, a publication, row
-/// security, rules), is filled in place instead: as before, with its indexes kept row by row.
+/// something a copy would not have (`plainTableSchema`: a view or a foreign key on it, grants, storage settings, a
+/// publication, row security, rules), is filled in place instead: as before, with its indexes kept row by row.
 struct PostgresTableRebuild {
-    /// The table filled, in the `public` schema.
+    /// The table filled, in the first schema of the search path, as the store names it.
     let table: String
     /// Where the rows go: the copy, or the table itself when it is filled in place.
     let copy: String
@@ -36,15 +37,14 @@ struct PostgresTableRebuild {
     /// Makes the copy of `table`, which the caller has found empty, with the table's triggers, and its constraints
     /// when `constraintsFirst`; or fills the table in place when a copy could not be all it is.
     static func begin(_ table: String, constraintsFirst: Bool, _ connection: PostgresConnection, logger: Logger) async throws -> Self {
-        let relation = "public." + table
         let inPlace = Self(table: table, copy: table, laterIndexes: [], constraints: [], constraintsFirst: true, ownedSequences: [])
-        guard try await isPlain(relation, connection, logger: logger) else { return inPlace }
+        guard let schema = try await plainTableSchema(table, connection, logger: logger) else { return inPlace }
         let copy = table + "_rebuilt"
         var indexes: [(name: String, definition: String)] = []
         for try await index in try await connection.query(
             """
             SELECT index.relname::text, pg_get_indexdef(index.oid) FROM pg_index JOIN pg_class AS index ON index.oid = pg_index.indexrelid
-            WHERE pg_index.indrelid = \(relation)::regclass
+            WHERE pg_index.indrelid = \(table)::regclass
                 AND NOT EXISTS (SELECT 1 FROM pg_constraint WHERE pg_constraint.conindid = index.oid) ORDER BY 1
             """, logger: logger
         ).decode((String, String).self) {
@@ -54,13 +54,13 @@ struct PostgresTableRebuild {
         for (name, definition) in indexes {
             let prefix = definition.hasPrefix("CREATE UNIQUE INDEX ") ? "CREATE UNIQUE INDEX " : "CREATE INDEX "
             guard definition.hasPrefix(prefix + name + " ON "),
-                let statement = onCopy(prefix + name + "_rebuilt" + definition.dropFirst(prefix.count + name.count), table, copy)
+                let statement = onCopy(prefix + name + "_rebuilt" + definition.dropFirst(prefix.count + name.count), schema, table, copy)
             else { return inPlace }
             laterIndexes.append((name, statement))
         }
         var found: [(name: String, kind: String, definition: String)] = []
         for try await constraint in try await connection.query(
-            "SELECT conname::text, contype::text, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = \(relation)::regclass ORDER BY 1",
+            "SELECT conname::text, contype::text, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = \(table)::regclass ORDER BY 1",
             logger: logger
         ).decode((String, String, String).self) {
             found.append(constraint)
@@ -70,12 +70,12 @@ struct PostgresTableRebuild {
         let constraints = found.filter { ["p", "u", "x"].contains($0.kind) }.map { ($0.name, $0.definition) }
         var triggers: [String] = []
         for try await definition in try await connection.query(
-            "SELECT pg_get_triggerdef(oid) FROM pg_trigger WHERE tgrelid = \(relation)::regclass AND NOT tgisinternal ORDER BY tgname",
+            "SELECT pg_get_triggerdef(oid) FROM pg_trigger WHERE tgrelid = \(table)::regclass AND NOT tgisinternal ORDER BY tgname",
             logger: logger
         ).decode(String.self) {
             triggers.append(definition)
         }
-        let triggerStatements = triggers.compactMap { onCopy($0, table, copy) }
+        let triggerStatements = triggers.compactMap { onCopy($0, schema, table, copy) }
         guard triggerStatements.count == triggers.count else { return inPlace }
         var ownedSequences: [(String, String)] = []
         for try await (sequence, column) in try await connection.query(
@@ -83,7 +83,7 @@ struct PostgresTableRebuild {
             SELECT sequence.relname::text, attribute.attname::text FROM pg_depend
             JOIN pg_class AS sequence ON sequence.oid = pg_depend.objid AND sequence.relkind = 'S'
             JOIN pg_attribute AS attribute ON attribute.attrelid = pg_depend.refobjid AND attribute.attnum = pg_depend.refobjsubid
-            WHERE pg_depend.refobjid = \(relation)::regclass AND pg_depend.deptype = 'a' ORDER BY 1
+            WHERE pg_depend.refobjid = \(table)::regclass AND pg_depend.deptype = 'a' ORDER BY 1
             """, logger: logger
         ).decode((String, String).self) {
             ownedSequences.append((sequence, column))
@@ -103,49 +103,94 @@ struct PostgresTableRebuild {
         for (_, statement) in laterIndexes { try await run(statement, connection, logger: logger) }
     }
 
-    /// Drops the table, gives the copy its name and the names of its indexes and constraints, and its sequences.
-    func replace(_ connection: PostgresConnection, logger: Logger) async throws {
-        guard !isInPlace else { return }
-        for (sequence, column) in ownedSequences {
-            try await run("ALTER SEQUENCE \(sequence) OWNED BY \(copy).\(column)", connection, logger: logger)
-        }
-        try await run("DROP TABLE \(table)", connection, logger: logger)
-        try await run("ALTER TABLE \(copy) RENAME TO \(table)", connection, logger: logger)
-        for (name, _) in laterIndexes {
-            try await run("ALTER INDEX \(name)_rebuilt RENAME TO \(name)", connection, logger: logger)
-        }
-        for (name, _) in constraints {
-            try await run("ALTER TABLE \(table) RENAME CONSTRAINT \(name)_rebuilt TO \(name)", connection, logger: logger)
+    /// Puts each copy of `rebuilds` in its table's place: drops the table, and gives the copy its name, the names of
+    /// its indexes and constraints, and its sequences. The run's last statements, just before its commit: the tables
+    /// are locked from the first of them until then.
+    ///
+    /// The tables are locked all at once first, waiting at most `lockWait` and trying again after `lockRest`, up to
+    /// `lockAttempts` times: a reader holding one of them while it waits for another would otherwise be waited for by
+    /// the drop while waiting for it, until the server ended one of the two, maybe the import.
+    static func replace(_ rebuilds: [Self], _ connection: PostgresConnection, logger: Logger) async throws {
+        let replaced = rebuilds.filter { !$0.isInPlace }
+        guard let first = replaced.first else { return }
+        try await first.lock(replaced.map(\.table), connection, logger: logger)
+        for rebuild in replaced {
+            for (sequence, column) in rebuild.ownedSequences {
+                try await rebuild.run("ALTER SEQUENCE \(sequence) OWNED BY \(rebuild.copy).\(column)", connection, logger: logger)
+            }
+            try await rebuild.run("DROP TABLE \(rebuild.table)", connection, logger: logger)
+            try await rebuild.run("ALTER TABLE \(rebuild.copy) RENAME TO \(rebuild.table)", connection, logger: logger)
+            for (name, _) in rebuild.laterIndexes {
+                try await rebuild.run("ALTER INDEX \(name)_rebuilt RENAME TO \(name)", connection, logger: logger)
+            }
+            for (name, _) in rebuild.constraints {
+                try await rebuild.run("ALTER TABLE \(rebuild.table) RENAME CONSTRAINT \(name)_rebuilt TO \(name)", connection, logger: logger)
+            }
         }
     }
 
-    /// Whether the table is no more than its columns, constraints, indexes, triggers and sequences, which a copy has
-    /// too: nothing else depends on it, and it has no grants, storage settings, publication, row security or rules.
-    /// (Its generated column's expression depends on the table itself.)
-    private static func isPlain(_ relation: String, _ connection: PostgresConnection, logger: Logger) async throws -> Bool {
-        for try await plain in try await connection.query(
+    static let lockWait = "100ms"
+    static let lockRest: Duration = .milliseconds(50)
+    static let lockAttempts = 100
+
+    /// Locks `tables` for the run's transaction, from a savepoint each try: a lock not granted within `lockWait` fails
+    /// the statement, and rolling back to the savepoint lets go of the locks it had taken.
+    private func lock(_ tables: [String], _ connection: PostgresConnection, logger: Logger) async throws {
+        for attempt in 1...Self.lockAttempts {
+            try await run("SAVEPOINT table_rebuild", connection, logger: logger)
+            try await run("SET LOCAL lock_timeout = '\(Self.lockWait)'", connection, logger: logger)
+            do {
+                try await run("LOCK TABLE \(tables.joined(separator: ", ")) IN ACCESS EXCLUSIVE MODE", connection, logger: logger)
+                try await run("SET LOCAL lock_timeout TO DEFAULT", connection, logger: logger)
+                try await run("RELEASE SAVEPOINT table_rebuild", connection, logger: logger)
+                return
+            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "55P03" && attempt < Self.lockAttempts {
+                try await run("ROLLBACK TO SAVEPOINT table_rebuild", connection, logger: logger)
+                try await Task.sleep(for: Self.lockRest)
+            }
+        }
+    }
+
+    /// The schema of `table`, as PostgreSQL prints it in definitions, when the table is no more than its columns,
+    /// constraints, indexes, triggers and sequences, which a copy has too: in the first schema of the search path
+    /// (where the copy is made), owned by the store's role, with nothing else depending on it or on its row type, no
+    /// grants, storage settings, statistics targets, tablespace, replica identity, row security, rules or disabled
+    /// triggers; no publication in the database (one for all tables would publish the copy under its own name), and
+    /// no default grants that the copy would get. Nil otherwise.
+    private static func plainTableSchema(_ table: String, _ connection: PostgresConnection, logger: Logger) async throws -> String? {
+        for try await (plain, schema) in try await connection.query(
             """
-            SELECT NOT EXISTS (
-                    SELECT 1 FROM pg_depend WHERE refclassid = 'pg_class'::regclass AND refobjid = \(relation)::regclass AND deptype = 'n'
-                    AND NOT (classid = 'pg_attrdef'::regclass AND objid IN (SELECT oid FROM pg_attrdef WHERE adrelid = \(relation)::regclass)))
-                AND NOT EXISTS (SELECT 1 FROM pg_publication_rel WHERE prrelid = \(relation)::regclass)
-                AND NOT EXISTS (SELECT 1 FROM pg_policy WHERE polrelid = \(relation)::regclass)
-                AND NOT EXISTS (SELECT 1 FROM pg_rewrite WHERE ev_class = \(relation)::regclass)
-                AND NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = \(relation)::regclass AND attacl IS NOT NULL)
-                AND (SELECT relacl IS NULL AND reloptions IS NULL AND NOT relrowsecurity FROM pg_class WHERE oid = \(relation)::regclass)
+            WITH target AS (SELECT oid, reltype FROM pg_class WHERE oid = to_regclass(\(table)))
+            SELECT EXISTS (
+                    SELECT 1 FROM pg_class, target WHERE pg_class.oid = target.oid AND relnamespace = current_schema()::regnamespace
+                    AND relowner = (SELECT oid FROM pg_roles WHERE rolname = current_user) AND relacl IS NULL AND reloptions IS NULL
+                    AND NOT relrowsecurity AND relpersistence = 'p' AND reltablespace = 0 AND relreplident = 'd')
+                AND NOT EXISTS (
+                    SELECT 1 FROM pg_depend, target WHERE deptype = 'n' AND ((refclassid = 'pg_type'::regclass AND refobjid = target.reltype)
+                        OR (refclassid = 'pg_class'::regclass AND refobjid = target.oid
+                            AND NOT (classid = 'pg_attrdef'::regclass AND objid IN (SELECT oid FROM pg_attrdef WHERE adrelid = target.oid)))))
+                AND NOT EXISTS (
+                    SELECT 1 FROM pg_attribute, target WHERE attrelid = target.oid AND attnum > 0
+                    AND (attacl IS NOT NULL OR attoptions IS NOT NULL OR COALESCE(attstattarget, -1) <> -1))
+                AND NOT EXISTS (SELECT 1 FROM pg_trigger, target WHERE tgrelid = target.oid AND NOT tgisinternal AND tgenabled <> 'O')
+                AND NOT EXISTS (SELECT 1 FROM pg_policy, target WHERE polrelid = target.oid)
+                AND NOT EXISTS (SELECT 1 FROM pg_rewrite, target WHERE ev_class = target.oid)
+                AND NOT EXISTS (SELECT 1 FROM pg_publication)
+                AND NOT EXISTS (SELECT 1 FROM pg_default_acl WHERE defaclobjtype = 'r'),
+                quote_ident(current_schema())
             """, logger: logger
-        ).decode(Bool.self) {
-            return plain
+        ).decode((Bool, String).self) {
+            return plain ? schema : nil
         }
-        return false
+        return nil
     }
 
-    /// `definition`, a statement PostgreSQL printed for the table, made for the copy: its one ` ON public.table `;
+    /// `definition`, a statement PostgreSQL printed for the table, made for the copy: its one ` ON schema.table `;
     /// nil when it has not exactly one.
-    private static func onCopy(_ definition: String, _ table: String, _ copy: String) -> String? {
-        let parts = definition.split(separator: " ON public.\(table) ", omittingEmptySubsequences: false)
+    private static func onCopy(_ definition: String, _ schema: String, _ table: String, _ copy: String) -> String? {
+        let parts = definition.split(separator: " ON \(schema).\(table) ", omittingEmptySubsequences: false)
         guard parts.count == 2 else { return nil }
-        return parts.joined(separator: " ON public.\(copy) ")
+        return parts.joined(separator: " ON \(schema).\(copy) ")
     }
 
     /// The copy's constraints, named for now as their indexes are: one namespace with the tables'.

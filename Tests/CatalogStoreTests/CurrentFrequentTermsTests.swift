@@ -164,6 +164,35 @@ struct CurrentFrequentTermsTests {
         }
     }
 
+    /// A write by another store (a second process, a replica) is counted by the next read of a store whose sets were
+    /// of the newest version until then, and by every read after it, before and after the sets are brought forward.
+    @Test(arguments: StoreBackend.available)
+    func aWriteByAnotherStoreIsCountedByTheNextRead(_ backend: StoreBackend) async throws {
+        let temporary = try await TestStore.open(backend)
+        defer { temporary.remove() }
+        let store = temporary.store
+        func lamps(_ keys: Range<Int>) throws -> [Product] {
+            try keys.map { Product(serialCode: "L\($0)", name: "lamp \($0)", category: "lighting", brand: "acme", price: try Price(parsing: "3")) }
+        }
+        _ = try await store.upsertProducts(try lamps(0..<30), author: "api")
+        var policy = FrequentTermPolicy()
+        policy.minimumShare = 0.2
+        _ = try await store.refreshFrequentTerms(policy)
+        #expect(try await store.products(ProductFilter(search: "lamp "), page: PageRequest(pageSize: 5)).count == 30)
+        let other = try await temporary.openAnother()
+        _ = try await other.upsertProducts(try lamps(30..<33), author: "api")
+        for _ in 0..<3 {
+            let page = try await store.products(ProductFilter(search: "lamp "), page: PageRequest(pageSize: 5))
+            #expect(page.count == 33)
+            #expect(page.versions.products == (try await other.currentVersions()).products)
+        }
+        _ = try await store.advanceFrequentTerms()
+        #expect(try await store.products(ProductFilter(search: "lamp "), page: PageRequest(pageSize: 5)).count == 33)
+        _ = try await other.upsertProducts(try lamps(33..<34), author: "api")
+        #expect(try await store.products(ProductFilter(search: "lamp "), page: PageRequest(pageSize: 5)).count == 34)
+        try await other.close()
+    }
+
     /// Once the history since the sets is pruned, the changes since them cannot be listed: a read is answered by the
     /// engine alone, and is exact all the same.
     @Test(arguments: StoreBackend.available)

@@ -1,6 +1,7 @@
 import CatalogModel
 import CatalogStore
 import CatalogTestSupport
+import PostgresNIO
 import PostgresStore
 import Testing
 
@@ -83,11 +84,12 @@ struct PostgresStreamedListingTests {
     }
 
     /// A table an operator gave more than a copy would have, here a view that depends on it, is filled in place: the
-    /// view stays, and the words and their counts are written as into a copy.
+    /// views on the products and on their words stay, and the words and their counts are written as into a copy.
     @Test func aTableWithAViewOnItIsFilledInPlace() async throws {
         guard let (temporary, store, claim, report) = try await importing() else { return }
         defer { temporary.remove() }
         try await temporary.executeRaw("CREATE VIEW product_names AS SELECT serial_code, name FROM products", [])
+        try await temporary.executeRaw("CREATE VIEW words_held AS SELECT DISTINCT word FROM product_words", [])
         let streamed = try #require(try await store.makeStreamedListing(of: .products))
         _ = try await streamed.stage([(0, try product("A", name: "zebra crossing")), (1, try product("B"))])
         let finished = try await store.completeImport(
@@ -102,6 +104,36 @@ struct PostgresStreamedListingTests {
             "DO $$ BEGIN IF (SELECT COUNT(*) FROM product_names) <> 2 THEN RAISE EXCEPTION 'the view lost its rows'; END IF; END $$", [])
         _ = try await store.upsertProducts([try product("C", name: "zebra")], author: "api")
         #expect(try await store.products(ProductFilter(search: "zebra "), page: PageRequest()).rows.map(\.product.serialCode) == ["A", "C"])
+        #expect(try await store.check().isEmpty)
+    }
+
+    /// A reader that holds the products table when the copies are to take its place is waited for, its lock asked for
+    /// again and again for a short while each time (`PostgresTableRebuild.replace`), and the listing commits after it.
+    @Test func aReaderHoldingTheTableIsWaitedForBeforeTheCopyTakesItsPlace() async throws {
+        guard let (temporary, store, claim, report) = try await importing() else { return }
+        defer { temporary.remove() }
+        let streamed = try #require(try await store.makeStreamedListing(of: .products))
+        _ = try await streamed.stage([(0, try product("A", name: "zebra crossing"))])
+        let location = try #require(temporary.postgresLocation)
+        let reader = try await TestStore.connect(location, logger: SchemaSnapshotTests.logger)
+        do {
+            try await reader.query("BEGIN ISOLATION LEVEL REPEATABLE READ", logger: SchemaSnapshotTests.logger)
+            try await reader.query("SELECT COUNT(*) FROM products", logger: SchemaSnapshotTests.logger)
+            let completing = Task {
+                try await store.completeImport(report, listing: CompletedListing(records: .stagedProducts(streamed), pages: []), under: claim)
+            }
+            // Several of the replacement's lock waits pass while the reader holds the table.
+            try await Task.sleep(for: .milliseconds(600))
+            try await reader.query("COMMIT", logger: SchemaSnapshotTests.logger)
+            #expect(try await completing.value.inserted == 1)
+        } catch {
+            try? await reader.close()
+            throw error
+        }
+        try await reader.close()
+        await streamed.discard()
+        await claim.release()
+        #expect(try await store.products(ProductFilter(search: "zebra "), page: PageRequest()).rows.map(\.product.serialCode) == ["A"])
         #expect(try await store.check().isEmpty)
     }
 
