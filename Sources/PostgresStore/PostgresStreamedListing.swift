@@ -40,7 +40,7 @@ final class PostgresStreamedListing: ImportStaging {
                     throw StreamedListingAbandoned("products were written before the run's transaction began")
                 }
                 let products = try await PostgresTableRebuild.begin("products", constraintsFirst: true, connection, logger: log.logger)
-                try await connection.query(Self.productsWordsTrigger(on: products, "DISABLE"), logger: log.logger)
+                try await products.setTrigger("products_words_insert", enabled: false, connection, logger: log.logger)
                 var inserted = 0
                 while true {
                     switch try StreamedListingStep(await channel.next(within: longestWait), longestWait: longestWait) {
@@ -78,7 +78,7 @@ final class PostgresStreamedListing: ImportStaging {
     ) async throws -> PostgresTableRebuild {
         try await products.buildIndexes(connection, logger: logger)
         let words = try await PostgresTableRebuild.begin("product_words", constraintsFirst: false, connection, logger: logger)
-        try await connection.query(PostgresQuery(unsafeSQL: "ALTER TABLE \(words.copy) DISABLE TRIGGER product_words_counts_insert"), logger: logger)
+        try await words.setTrigger("product_words_counts_insert", enabled: false, connection, logger: logger)
         try await connection.query(
             PostgresQuery(
                 unsafeSQL: """
@@ -92,15 +92,10 @@ final class PostgresStreamedListing: ImportStaging {
                     INSERT INTO product_word_counts (word, products) SELECT word, COUNT(*) FROM \(words.copy) GROUP BY word ORDER BY 1
                     ON CONFLICT (word) DO UPDATE SET products = product_word_counts.products + excluded.products
                     """), logger: logger)
-        try await connection.query(PostgresQuery(unsafeSQL: "ALTER TABLE \(words.copy) ENABLE TRIGGER product_words_counts_insert"), logger: logger)
+        try await words.setTrigger("product_words_counts_insert", enabled: true, connection, logger: logger)
         try await words.buildIndexes(connection, logger: logger)
-        try await connection.query(productsWordsTrigger(on: products, "ENABLE"), logger: logger)
+        try await products.setTrigger("products_words_insert", enabled: true, connection, logger: logger)
         return words
-    }
-
-    /// Turns the products' words' insert trigger on the rebuilt products on or off (`ENABLE`, `DISABLE`).
-    private static func productsWordsTrigger(on products: PostgresTableRebuild, _ action: String) -> PostgresQuery {
-        PostgresQuery(unsafeSQL: "ALTER TABLE \(products.copy) \(action) TRIGGER products_words_insert")
     }
 
     /// Inserts the batch in the run's transaction once it has room; never reports a replaced record.

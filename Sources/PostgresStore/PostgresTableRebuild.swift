@@ -103,6 +103,12 @@ struct PostgresTableRebuild {
         for (_, statement) in laterIndexes { try await run(statement, connection, logger: logger) }
     }
 
+    /// Turns the trigger `name` of the copy (or of the table filled in place) on or off, for the run's own statements
+    /// to do its work meanwhile: `ALTER TABLE` is transactional.
+    func setTrigger(_ name: String, enabled: Bool, _ connection: PostgresConnection, logger: Logger) async throws {
+        try await run("ALTER TABLE \(copy) \(enabled ? "ENABLE" : "DISABLE") TRIGGER \(name)", connection, logger: logger)
+    }
+
     /// Puts each copy of `rebuilds` in its table's place: drops the table, and gives the copy its name, the names of
     /// its indexes and constraints, and its sequences. The run's last statements, just before its commit: the tables
     /// are locked from the first of them until then.

@@ -24,8 +24,8 @@ struct PostgresStreamedListingTests {
         return (temporary, store, claim, try await store.beginImport(source: .products))
     }
 
-    private func keys(_ store: some CatalogStore) async throws -> [String] {
-        try await store.products(ProductFilter(), page: PageRequest()).rows.map(\.product.serialCode)
+    private func keys(_ store: some CatalogStore, search: String? = nil) async throws -> [String] {
+        try await store.products(ProductFilter(search: search), page: PageRequest()).rows.map(\.product.serialCode)
     }
 
     @Test func readersSeeTheEmptyCatalogueUntilAStreamedListingCommits() async throws {
@@ -43,7 +43,7 @@ struct PostgresStreamedListingTests {
         #expect([finished.inserted, finished.updated, finished.unchanged, finished.deleted] == [Int]([3, 0, 0, 0]))
         #expect(try await keys(store) == ["A", "B", "C"])
         // The words of a listing that filled an empty table are there too, written at its end.
-        #expect(try await store.products(ProductFilter(search: "d "), page: PageRequest()).rows.map(\.product.serialCode) == ["B"])
+        #expect(try await keys(store, search: "d ") == ["B"])
         let changes = try await store.changes(since: versionsBefore.lastSeq, limit: 10)
         #expect(changes.changes.map(\.key) == ["A", "B", "C"])
         #expect(try await store.versions().lastSeq == versionsBefore.lastSeq + 3)
@@ -52,7 +52,7 @@ struct PostgresStreamedListingTests {
         // The listing wrote its words in one statement at its end, with the insert trigger off until then: a product
         // written afterwards has its words written again by the trigger.
         _ = try await store.upsertProducts([try product("D", name: "zebra crossing")], author: "api")
-        #expect(try await store.products(ProductFilter(search: "zebra "), page: PageRequest()).rows.map(\.product.serialCode) == ["D"])
+        #expect(try await keys(store, search: "zebra ") == ["D"])
         #expect(try await store.check().isEmpty)
     }
 
@@ -79,7 +79,7 @@ struct PostgresStreamedListingTests {
         try SchemaSnapshotTests.compare(schema, withSnapshotOf: .postgres, after: "a streamed listing")
         // The sequence that numbers the rows stayed with them: the next product is numbered after the listing's.
         _ = try await store.upsertProducts([try product("C", name: "zebra")], author: "api")
-        #expect(try await store.products(ProductFilter(search: "zebra"), page: PageRequest()).rows.map(\.product.serialCode) == ["A", "C"])
+        #expect(try await keys(store, search: "zebra") == ["A", "C"])
         #expect(try await store.check().isEmpty)
     }
 
@@ -97,13 +97,13 @@ struct PostgresStreamedListingTests {
         await streamed.discard()
         await claim.release()
         #expect(finished.inserted == 2)
-        #expect(try await store.products(ProductFilter(search: "zebra "), page: PageRequest()).rows.map(\.product.serialCode) == ["A"])
+        #expect(try await keys(store, search: "zebra ") == ["A"])
         #expect(try await store.check().isEmpty)
         // The view is still there, on the table that holds the rows: the statement fails otherwise.
         try await temporary.executeRaw(
             "DO $$ BEGIN IF (SELECT COUNT(*) FROM product_names) <> 2 THEN RAISE EXCEPTION 'the view lost its rows'; END IF; END $$", [])
         _ = try await store.upsertProducts([try product("C", name: "zebra")], author: "api")
-        #expect(try await store.products(ProductFilter(search: "zebra "), page: PageRequest()).rows.map(\.product.serialCode) == ["A", "C"])
+        #expect(try await keys(store, search: "zebra ") == ["A", "C"])
         #expect(try await store.check().isEmpty)
     }
 
@@ -133,7 +133,7 @@ struct PostgresStreamedListingTests {
         try await reader.close()
         await streamed.discard()
         await claim.release()
-        #expect(try await store.products(ProductFilter(search: "zebra "), page: PageRequest()).rows.map(\.product.serialCode) == ["A"])
+        #expect(try await keys(store, search: "zebra ") == ["A"])
         #expect(try await store.check().isEmpty)
     }
 
@@ -146,7 +146,7 @@ struct PostgresStreamedListingTests {
         #expect(try await keys(store) == [])
         #expect(try await store.upsertProducts([try product("API-1", name: "zebra")], author: "api") == WriteCounts(inserted: 1))
         // The insert trigger the listing turned off is on again, rolled back with it.
-        #expect(try await store.products(ProductFilter(search: "zebra "), page: PageRequest()).rows.map(\.product.serialCode) == ["API-1"])
+        #expect(try await keys(store, search: "zebra ") == ["API-1"])
         #expect(try await store.check().isEmpty)
         await claim.release()
     }
