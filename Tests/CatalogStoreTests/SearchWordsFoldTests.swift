@@ -1,0 +1,62 @@
+import CatalogTestSupport
+import Foundation
+import Logging
+import PostgresNIO
+import Testing
+
+@testable import PostgresStore
+
+/// Migration v14 replaced `catalog_search_words` without computing a single stored vector again: that holds only if
+/// it gives what v4's function gave for every text. Each code point is folded in the contexts where v4's function
+/// treated it differently: after a Latin letter, before combining marks, after Ǡ's marks, beside punctuation, alone,
+/// and in text that is all ASCII.
+@Suite("The words of a search folded by v14 are those of v4 (PostgreSQL)")
+struct SearchWordsFoldTests {
+    static let logger = Logger(label: "catalogd-tests")
+
+    /// v4's `catalog_search_words`, as it shipped, under a temporary name.
+    static var shippedFunction: String {
+        get throws {
+            let statement = try #require(PostgresSchema.searchVectors.first { $0.contains("FUNCTION catalog_search_words(") })
+            return statement.replacingOccurrences(of: "FUNCTION catalog_search_words(", with: "FUNCTION pg_temp.shipped_search_words(")
+        }
+    }
+
+    /// Texts of every code point of the planes that have any (0–3 and 14), surrogates aside, in each context.
+    static let texts = """
+        SELECT 'a' || chr(point) || chr(769) || ' b' || chr(point) || ' A' || chr(775) || chr(772) || chr(point) || ' '
+            || chr(point) || '.x' || chr(point) || chr(point) || 'Z' || chr(803) || chr(point) AS text
+        FROM generate_series(1, 921599) AS point WHERE point < 55296 OR point BETWEEN 57344 AND 262143 OR point >= 917504
+        UNION ALL
+        SELECT 'x' || chr(point) || 'y-' || chr(point) || chr(point) FROM generate_series(1, 127) AS point
+        UNION ALL
+        SELECT ''
+        """
+
+    @Test func everyCodePointFoldsAsV4FoldedIt() async throws {
+        guard StoreBackend.available.contains(.postgres) else { return }
+        let temporary = try await TestStore.open(.postgres)
+        defer { temporary.remove() }
+        let store = try #require(temporary.store as? PostgresCatalogStore)
+        let shipped = try Self.shippedFunction
+        let counts = try await store.transaction(.write) { connection in
+            try await connection.query(PostgresQuery(unsafeSQL: shipped), logger: Self.logger)
+            let comparison = """
+                SELECT COUNT(*)::bigint,
+                    COUNT(*) FILTER (WHERE catalog_search_words(text) IS DISTINCT FROM pg_temp.shipped_search_words(text))::bigint,
+                    COUNT(*) FILTER (WHERE pg_temp.shipped_search_words(text) <> text)::bigint
+                FROM (\(Self.texts)) AS texts
+                """
+            var counts: [(Int64, Int64, Int64)] = []
+            let rows = try await connection.query(PostgresQuery(unsafeSQL: comparison), logger: Self.logger)
+            for try await row in rows.decode((Int64, Int64, Int64).self) { counts.append(row) }
+            return counts
+        }
+        let (texts, differing, folded) = try #require(counts.first)
+        // Every code point of planes 0–3 but the 2,048 surrogates, the first 4,096 of plane 14, each ASCII one, and ''.
+        #expect(texts == 262_143 - 2_048 + 4_096 + 127 + 1)
+        // What the texts hold is folded: they reach the functions' diacritics, normal forms and punctuation.
+        #expect(folded == texts - 1)
+        #expect(differing == 0, "\(differing) of \(texts) texts fold otherwise than v4 folded them")
+    }
+}
