@@ -223,15 +223,15 @@ CONTROL = ("control: /healthz, no store work", 1, ["/healthz"])
 
 
 def measure_interleaved(served, requests, tantivy_base, tantivy_texts, rounds, until=None, seconds=1800):
-    """Medians of first reads, by server and label: each round asks every server in turn, so that whatever the host
-    does meanwhile (a page cache it reclaims, a flush) falls on each of them alike. `served` maps a name to a catalogd
-    server; tantivy's HTTP server answers the labels of `tantivy_texts`. With `until`, every label's rounds are asked
-    again, pass after pass, until `until()` holds (at most `seconds`)."""
+    """Medians of first reads, by server and label: each round asks every label, and each label every server in turn,
+    so that whatever the host does meanwhile (a page cache it reclaims, a flush, a write) falls on each of them alike.
+    `served` maps a name to a catalogd server; tantivy's HTTP server answers the labels of `tantivy_texts`. With
+    `until`, the rounds are asked again, pass after pass, until `until()` holds (at most `seconds`)."""
     times = {name: {} for name in list(served) + ["tantivy over HTTP"]}
     started = time.monotonic()
     while True:
-        for label, _, paths in requests:
-            for round_index in range(rounds):
+        for round_index in range(rounds):
+            for label, _, paths in requests:
                 # Page size varies with the round: the same words read again would be the same statement's second run.
                 page_size = f"page_size={20 + round_index % 10}"
                 path = paths[round_index % len(paths)]
