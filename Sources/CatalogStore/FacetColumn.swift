@@ -4,10 +4,10 @@
 struct FacetColumn: Sendable {
     private var values: [String] = [""]
     private var numbers: [[UInt8]: UInt32] = [[]: 0]
-    private(set) var rowValues: [UInt32]
+    private(set) var rowValues: ChunkedArray<UInt32>
 
     init(largestRowNumber: Int64) {
-        rowValues = Array(repeating: 0, count: Int(max(largestRowNumber, 0)) + 1)
+        rowValues = ChunkedArray(repeating: 0, count: Int(max(largestRowNumber, 0)) + 1)
     }
 
     mutating func number(of value: String) -> UInt32 {
@@ -25,7 +25,7 @@ struct FacetColumn: Sendable {
         guard rowNumber >= 0 else { return }
         if rowNumber >= rowValues.count {
             guard number != 0 else { return }
-            rowValues += Array(repeating: 0, count: Int(rowNumber) + 1 - rowValues.count)
+            rowValues.grow(to: Int(rowNumber) + 1)
         }
         rowValues[Int(rowNumber)] = number
     }
@@ -48,10 +48,8 @@ struct FacetColumn: Sendable {
     /// How many of `rows` hold each value, values no row holds left out.
     func counts(among rows: RowNumberSet) -> [FacetValue] {
         var tally = [Int](repeating: 0, count: values.count)
-        rowValues.withUnsafeBufferPointer { rowValues in
-            rows.forEach { row in
-                if row < rowValues.count { tally[Int(rowValues[row])] += 1 }
-            }
+        rows.forEach { row in
+            if row < rowValues.count { tally[Int(rowValues[row])] += 1 }
         }
         return tally.indices.dropFirst().compactMap { tally[$0] > 0 ? FacetValue(value: values[$0], count: tally[$0]) : nil }
     }

@@ -54,14 +54,15 @@ extension FrequentTerms {
             for (field, value) in [(ProductFacetField.category, product.category), (.brand, product.brand)] {
                 if let number = columns[field]?.number(of: value) { columns[field]?.assign(number, to: product.row) }
             }
-            if product.row >= prices.count { prices += Array(repeating: 0, count: Int(product.row) + 1 - prices.count) }
+            prices.grow(to: Int(product.row) + 1)
             prices[Int(product.row)] = product.priceMicros
         }
         var vocabulary = vocabulary
         vocabulary?.add(written)
         return FrequentTerms(
             productsVersion: productsVersion, historySeq: historySeq,
-            keyRows: keyRows.adding(products.map { (KeyRowIndex.hash($0.key), $0.row) }), rowOrders: rowOrders + newOrders,
+            keyRows: keyRows.adding(products.map { (KeyRowIndex.hash($0.key), $0.row) }),
+            rowOrders: newOrders.isEmpty ? rowOrders : rowOrders + newOrders,
             largestRowNumber: largest, wholeReadSeq: wholeReadSeq, sets: sets, columns: columns, vocabulary: vocabulary,
             prefixSets: prefixSets, prefixSetNames: prefixSetNames, prefixSetsOfWord: prefixSetsOfWord, prices: prices)
     }

@@ -36,7 +36,7 @@ public struct FrequentTerms: Sendable {
     /// sets. Numbers, because a key holds as many as 256 words.
     let prefixSetsOfWord: [String: [Int]]
     /// Each row's `price_micros`.
-    let prices: [Int64]
+    let prices: ChunkedArray<Int64>
 
     /// The words that have a set, in order.
     public var terms: [String] { sets.keys.sorted() }
@@ -191,7 +191,7 @@ public struct FrequentTerms: Sendable {
         private var columns: [ProductFacetField: FacetColumn]
         private var vocabulary: Vocabulary?
         private var prefixSets: [String: RowNumberSet] = [:]
-        private var prices: [Int64]
+        private var prices: ChunkedArray<Int64>
 
         /// Sets and columns for the row numbers 0 through `largestRowNumber`, read at `productsVersion`, where the
         /// history's last change is `historySeq`.
@@ -200,7 +200,7 @@ public struct FrequentTerms: Sendable {
             self.historySeq = historySeq
             self.largestRowNumber = largestRowNumber
             columns = Dictionary(uniqueKeysWithValues: ProductFacetField.allCases.map { ($0, FacetColumn(largestRowNumber: largestRowNumber)) })
-            prices = Array(repeating: 0, count: Int(max(largestRowNumber, 0)) + 1)
+            prices = ChunkedArray(repeating: 0, count: Int(max(largestRowNumber, 0)) + 1)
         }
 
         /// Records that the row numbers are the places of `orders`, ascending, in an order of the engine's own.

@@ -1,0 +1,39 @@
+/// An array of one value per row number, stored in chunks that are each copied on write on their own: a copy that
+/// changes one element copies that element's chunk alone. The frequent words' sets are brought forward from a value
+/// readers still hold (`FrequentTerms.advanced`), so a change of one product copies 16,384 of a column's values, not
+/// the million of a whole column, and the work stays in proportion to the changes rather than to the catalogue.
+struct ChunkedArray<Element: Sendable>: Sendable {
+    /// A chunk holds `1 << chunkShift` elements: 64 KB of `UInt32`, 128 KB of `Int64`.
+    static var chunkShift: Int { 14 }
+    private static var chunkMask: Int { (1 << chunkShift) - 1 }
+
+    private var chunks: [[Element]] = []
+    /// What a row past the end holds, and what `grow` fills with.
+    private let filler: Element
+    private(set) var count = 0
+
+    init(repeating filler: Element, count: Int) {
+        self.filler = filler
+        grow(to: count)
+    }
+
+    var indices: Range<Int> { 0..<count }
+
+    subscript(index: Int) -> Element {
+        get { chunks[index >> Self.chunkShift][index & Self.chunkMask] }
+        set { chunks[index >> Self.chunkShift][index & Self.chunkMask] = newValue }
+    }
+
+    /// Makes the array `newCount` long, the new elements `filler`; it never shrinks.
+    mutating func grow(to newCount: Int) {
+        guard newCount > count else { return }
+        let chunkSize = 1 << Self.chunkShift
+        if let last = chunks.indices.last, chunks[last].count < chunkSize {
+            chunks[last] += Array(repeating: filler, count: min(chunkSize, newCount - last * chunkSize) - chunks[last].count)
+        }
+        while chunks.count * chunkSize < newCount {
+            chunks.append(Array(repeating: filler, count: min(chunkSize, newCount - chunks.count * chunkSize)))
+        }
+        count = newCount
+    }
+}
