@@ -24,6 +24,26 @@ struct ChunkedArray<Element: Sendable>: Sendable {
         set { chunks[index >> Self.chunkShift][index & Self.chunkMask] = newValue }
     }
 
+    /// Reads elements at rising indices, as a loop over a column does: it holds the chunk of the last index read,
+    /// so that each element costs one array access, as a plain array's would.
+    struct SequentialReader {
+        private let array: ChunkedArray
+        private var chunkNumber = -1
+        private var chunk: [Element] = []
+
+        fileprivate init(_ array: ChunkedArray) {
+            self.array = array
+        }
+
+        mutating func element(at index: Int) -> Element {
+            let number = index >> ChunkedArray.chunkShift
+            if number != chunkNumber { (chunkNumber, chunk) = (number, array.chunks[number]) }
+            return chunk[index & ChunkedArray.chunkMask]
+        }
+    }
+
+    var sequentialReader: SequentialReader { SequentialReader(self) }
+
     /// Makes the array `newCount` long, the new elements `filler`; it never shrinks.
     mutating func grow(to newCount: Int) {
         guard newCount > count else { return }

@@ -34,8 +34,9 @@ struct FacetColumn: Sendable {
     func rows(holding value: String, among rows: RowNumberSet) -> RowNumberSet {
         var holding = RowNumberSet(largest: Int64(rowValues.count))
         guard let wanted = numbers[Array(value.utf8)], wanted != 0 else { return holding }
+        var reader = rowValues.sequentialReader
         rows.forEach { row in
-            if row < rowValues.count, rowValues[row] == wanted { holding.insert(Int64(row)) }
+            if row < rowValues.count, reader.element(at: row) == wanted { holding.insert(Int64(row)) }
         }
         return holding
     }
@@ -48,8 +49,9 @@ struct FacetColumn: Sendable {
     /// How many of `rows` hold each value, values no row holds left out.
     func counts(among rows: RowNumberSet) -> [FacetValue] {
         var tally = [Int](repeating: 0, count: values.count)
+        var reader = rowValues.sequentialReader
         rows.forEach { row in
-            if row < rowValues.count { tally[Int(rowValues[row])] += 1 }
+            if row < rowValues.count { tally[Int(reader.element(at: row))] += 1 }
         }
         return tally.indices.dropFirst().compactMap { tally[$0] > 0 ? FacetValue(value: values[$0], count: tally[$0]) : nil }
     }

@@ -153,7 +153,8 @@ public struct FrequentTerms: Sendable {
         }
         let (lowest, highest) = (filter.minimumPrice?.micros ?? .min, filter.maximumPrice?.micros ?? .max)
         var count = 0
-        for row in brands.rowValues.indices where brands.rowValues[row] == wanted {
+        var brandOfRow = brands.rowValues.sequentialReader
+        for row in brands.rowValues.indices where brandOfRow.element(at: row) == wanted {
             if let excluded, excluded.contains(Int64(row)) { continue }
             if let category, row >= categories.rowValues.count || categories.rowValues[row] != category { continue }
             if row >= prices.count || prices[row] < lowest || prices[row] > highest { continue }
