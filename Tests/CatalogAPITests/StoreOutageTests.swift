@@ -95,23 +95,33 @@ struct StoreOutageTests {
                 for path in ["/products", "/changes?since=0"] {
                     // What the outage adds to a request that does nothing: beside the other suites, this process's
                     // threads are so busy that a `/healthz` alone has taken 3.4 s here. The busier of a `/healthz` just
-                    // before and one just after is the baseline: the load moves within a second.
+                    // before and one just after is the baseline: the load moves within a second. The quickest of three
+                    // tries counts, so that a second in which the suites starting together hold every thread (a
+                    // `/healthz` of 1.5–2 s, then 5.1–5.5 s added to the request) does not; an outage that the service
+                    // answered late would be late in each.
                     func healthz() async throws -> Duration {
                         let started = ContinuousClock.now
                         #expect(try await client.execute(uri: "/healthz", method: .get).status == .ok)
                         return ContinuousClock.now - started
                     }
-                    let before = try await healthz()
-                    let started = ContinuousClock.now
-                    let response = try await client.execute(uri: path, method: .get)
-                    let elapsed = ContinuousClock.now - started
-                    let baseline = max(before, try await healthz())
-                    let took = elapsed - baseline
-                    #expect(response.status == .serviceUnavailable, "\(path)")
-                    #expect(response.headers[.retryAfter] == "2", "\(path)")
-                    #expect(response.headers[.contentType] == "application/problem+json")
-                    #expect(String(buffer: response.body).contains("store-unavailable"))
-                    #expect(took < .seconds(5), "\(path) took \(took) more than /healthz (\(baseline))")
+                    var tries: [(took: Duration, baseline: Duration)] = []
+                    for _ in 0..<3 {
+                        let before = try await healthz()
+                        let started = ContinuousClock.now
+                        let response = try await client.execute(uri: path, method: .get)
+                        let elapsed = ContinuousClock.now - started
+                        let baseline = max(before, try await healthz())
+                        tries.append((elapsed - baseline, baseline))
+                        #expect(response.status == .serviceUnavailable, "\(path)")
+                        #expect(response.headers[.retryAfter] == "2", "\(path)")
+                        #expect(response.headers[.contentType] == "application/problem+json")
+                        #expect(String(buffer: response.body).contains("store-unavailable"))
+                        if tries.last?.took ?? .zero < .seconds(5) { break }
+                    }
+                    let quickest = try #require(tries.min { $0.took < $1.took })
+                    #expect(
+                        quickest.took < .seconds(5),
+                        "\(path) took \(quickest.took) more than /healthz (\(quickest.baseline)), the quickest of \(tries.count)")
                 }
                 #expect(try await client.execute(uri: "/healthz", method: .get).status == .ok)
                 #expect(try await client.execute(uri: "/readyz", method: .get).status == .serviceUnavailable)
