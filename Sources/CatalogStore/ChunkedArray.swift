@@ -7,7 +7,7 @@ struct ChunkedArray<Element: Sendable>: Sendable {
     static var chunkShift: Int { 14 }
     private static var chunkMask: Int { (1 << chunkShift) - 1 }
 
-    private var chunks: [[Element]] = []
+    private var storage: [[Element]] = []
     /// What a row past the end holds, and what `grow` fills with.
     private let filler: Element
     private(set) var count = 0
@@ -19,9 +19,14 @@ struct ChunkedArray<Element: Sendable>: Sendable {
 
     var indices: Range<Int> { 0..<count }
 
+    /// Each chunk with the index of its first element, in order: a loop over every element reads plain arrays.
+    var chunks: some Sequence<(start: Int, elements: [Element])> {
+        storage.enumerated().lazy.map { ($0.offset << Self.chunkShift, $0.element) }
+    }
+
     subscript(index: Int) -> Element {
-        get { chunks[index >> Self.chunkShift][index & Self.chunkMask] }
-        set { chunks[index >> Self.chunkShift][index & Self.chunkMask] = newValue }
+        get { storage[index >> Self.chunkShift][index & Self.chunkMask] }
+        set { storage[index >> Self.chunkShift][index & Self.chunkMask] = newValue }
     }
 
     /// Reads elements at rising indices, as a loop over a column does: it holds the chunk of the last index read,
@@ -37,7 +42,7 @@ struct ChunkedArray<Element: Sendable>: Sendable {
 
         mutating func element(at index: Int) -> Element {
             let number = index >> ChunkedArray.chunkShift
-            if number != chunkNumber { (chunkNumber, chunk) = (number, array.chunks[number]) }
+            if number != chunkNumber { (chunkNumber, chunk) = (number, array.storage[number]) }
             return chunk[index & ChunkedArray.chunkMask]
         }
     }
@@ -48,11 +53,11 @@ struct ChunkedArray<Element: Sendable>: Sendable {
     mutating func grow(to newCount: Int) {
         guard newCount > count else { return }
         let chunkSize = 1 << Self.chunkShift
-        if let last = chunks.indices.last, chunks[last].count < chunkSize {
-            chunks[last] += Array(repeating: filler, count: min(chunkSize, newCount - last * chunkSize) - chunks[last].count)
+        if let last = storage.indices.last, storage[last].count < chunkSize {
+            storage[last] += Array(repeating: filler, count: min(chunkSize, newCount - last * chunkSize) - storage[last].count)
         }
-        while chunks.count * chunkSize < newCount {
-            chunks.append(Array(repeating: filler, count: min(chunkSize, newCount - chunks.count * chunkSize)))
+        while storage.count * chunkSize < newCount {
+            storage.append(Array(repeating: filler, count: min(chunkSize, newCount - storage.count * chunkSize)))
         }
         count = newCount
     }

@@ -153,12 +153,14 @@ public struct FrequentTerms: Sendable {
         }
         let (lowest, highest) = (filter.minimumPrice?.micros ?? .min, filter.maximumPrice?.micros ?? .max)
         var count = 0
-        var brandOfRow = brands.rowValues.sequentialReader
-        for row in brands.rowValues.indices where brandOfRow.element(at: row) == wanted {
-            if let excluded, excluded.contains(Int64(row)) { continue }
-            if let category, row >= categories.rowValues.count || categories.rowValues[row] != category { continue }
-            if row >= prices.count || prices[row] < lowest || prices[row] > highest { continue }
-            count += 1
+        for (start, chunk) in brands.rowValues.chunks {
+            for (offset, number) in chunk.enumerated() where number == wanted {
+                let row = start + offset
+                if let excluded, excluded.contains(Int64(row)) { continue }
+                if let category, row >= categories.rowValues.count || categories.rowValues[row] != category { continue }
+                if row >= prices.count || prices[row] < lowest || prices[row] > highest { continue }
+                count += 1
+            }
         }
         return count
     }

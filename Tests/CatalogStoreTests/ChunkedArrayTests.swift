@@ -21,6 +21,10 @@ struct ChunkedArrayTests {
             }
             #expect(chunked.count == plain.count)
             #expect(chunked.indices.map { chunked[$0] } == plain)
+            var reader = chunked.sequentialReader
+            #expect(chunked.indices.map { reader.element(at: $0) } == plain)
+            #expect(chunked.chunks.map(\.start) == Array(stride(from: 0, to: length, by: chunk)))
+            #expect(chunked.chunks.flatMap(\.elements) == plain)
         }
         chunked.grow(to: 10)
         #expect(chunked.count == 3 * chunk + 5, "it never shrinks")
