@@ -17,8 +17,6 @@ struct ChunkedArray<Element: Sendable>: Sendable {
         grow(to: count)
     }
 
-    var indices: Range<Int> { 0..<count }
-
     /// Each chunk with the index of its first element, in order: a loop over every element reads plain arrays.
     var chunks: some Sequence<(start: Int, elements: [Element])> {
         storage.enumerated().lazy.map { ($0.offset << Self.chunkShift, $0.element) }

@@ -20,9 +20,9 @@ struct ChunkedArrayTests {
                 plain[index] = value
             }
             #expect(chunked.count == plain.count)
-            #expect(chunked.indices.map { chunked[$0] } == plain)
+            #expect((0..<chunked.count).map { chunked[$0] } == plain)
             var reader = chunked.sequentialReader
-            #expect(chunked.indices.map { reader.element(at: $0) } == plain)
+            #expect((0..<chunked.count).map { reader.element(at: $0) } == plain)
             #expect(chunked.chunks.map(\.start) == Array(stride(from: 0, to: length, by: chunk)))
             #expect(chunked.chunks.flatMap(\.elements) == plain)
         }
