@@ -101,8 +101,10 @@ extension PostgresCatalogStore {
                 try await PostgresFilmWriter(mode: mode).apply(films, log: &log)
             }
         case .products(let products):
+            let searchAlphabet = searchAlphabet
             return try await writeImport(report, pages: pages, under: claim) { log, mode in
-                try await PostgresStagedProducts.withStaged(products, on: log.connection, logger: logger) { staged in
+                let alphabet = try await searchAlphabet.alphabet(log.connection, logger: logger)
+                return try await PostgresStagedProducts.withStaged(products, on: log.connection, alphabet: alphabet, logger: logger) { staged in
                     try await PostgresProductWriter(mode: mode).apply(staged, log: &log)
                 }
             }

@@ -6,7 +6,8 @@ import PostgresNIO
 extension PostgresCatalogStore {
     public func upsertProducts(_ products: [Product], author: String) async throws -> WriteCounts {
         try await recordingTransaction(author: author) { connection, log in
-            try await PostgresStagedProducts.withStaged(products, on: connection, logger: log.logger) { staged in
+            let alphabet = try await searchAlphabet.alphabet(connection, logger: log.logger)
+            return try await PostgresStagedProducts.withStaged(products, on: connection, alphabet: alphabet, logger: log.logger) { staged in
                 try await PostgresProductWriter(mode: .merge).apply(staged, log: &log)
             }
         }

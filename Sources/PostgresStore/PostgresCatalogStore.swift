@@ -37,6 +37,8 @@ public struct PostgresCatalogStore: CatalogStore {
     private let currentVersionsCheck = SharedCheck<StoreVersions>()
     /// The sets that count and facet searches of the words most products hold (`refreshFrequentTerms`).
     let frequentTerms = FrequentTermShelf()
+    /// What the database makes of each character in a search vector, read by the first write of products.
+    let searchAlphabet = PostgresSearchAlphabet.Shelf()
     private let checkConnection: PostgresCheckConnection
 
     /// Applies pending migrations on a connection of its own, waiting up to `startupWait` for the server to

@@ -42,10 +42,11 @@ struct PostgresImportStaging: ImportStaging {
         }
         let rows = latest.values.sorted { $0.index < $1.index }
         let seenBefore = stagedKeys.insert(rows.map(\.product.serialCode))
-        let (staged, logger) = (staged, logger)
+        let (staged, logger, searchAlphabet) = (staged, logger, store.searchAlphabet)
         let earlier = try await client.withOpenConnection { connection in
             let earlier = seenBefore.isEmpty ? [:] : try await staged.remove(keys: seenBefore, from: connection, logger: logger)
-            try await staged.copy(rows, into: connection, logger: logger)
+            let alphabet = try await searchAlphabet.alphabet(connection, logger: logger)
+            try await staged.copy(rows, into: connection, alphabet: alphabet, logger: logger)
             return earlier
         }
         // A key staged by an earlier batch is replaced by its first record in this one.

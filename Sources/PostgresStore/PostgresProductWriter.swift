@@ -12,7 +12,8 @@ struct PostgresProductWriter {
         let values = PostgresRows.productValues
         let compared = values.map { "stored.\($0)" } + (mode.ownsSource ? ["stored.source"] : [])
         let given = values.map { "listed.\($0)" } + (mode.ownsSource ? ["$2"] : [])
-        let updates = (values + (mode.ownsSource ? ["source"] : []) + ["changed_seq"]).map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        let updates = (values + (mode.ownsSource ? ["source"] : []) + ["changed_seq", "search_vector"]).map { "\($0) = excluded.\($0)" }
+            .joined(separator: ", ")
         let startsEmpty = mode.ownsSource ? try await Self.tableIsEmpty(log.connection, logger: log.logger) : false
         // Into an empty table every listed row is new: nothing to compare, no conflict to look for (a third of the
         // statement's time for 100,000 products), and no row to delete afterwards.
@@ -29,8 +30,8 @@ struct PostgresProductWriter {
             changed AS (\(changedRows)),
             numbered AS (SELECT changed.*, $3::bigint - 1 + row_number() OVER (ORDER BY position) AS seq FROM changed),
             written AS (
-                INSERT INTO products (serial_code, \(values.joined(separator: ", ")), source, changed_seq)
-                SELECT serial_code, \(values.joined(separator: ", ")), $2, seq FROM numbered
+                INSERT INTO products (serial_code, \(values.joined(separator: ", ")), source, changed_seq, search_vector)
+                SELECT serial_code, \(values.joined(separator: ", ")), $2, seq, search_vector FROM numbered
                 \(startsEmpty ? "" : "ON CONFLICT (serial_code) DO UPDATE SET \(updates)")
             ),
             history AS (
@@ -79,7 +80,10 @@ struct PostgresProductWriter {
     /// Inserts `products`, and their history rows numbered from the log's next seq, into `table`, the products table
     /// a streamed listing fills (`PostgresTableRebuild`), which had none of them: a key there already (given twice)
     /// fails it. Both go in with `COPY`, which PostgreSQL loads without planning a statement or decoding parameters.
-    static func insertNew(_ products: [Product], into table: String, source: FeedSource, log: inout PostgresChangeLog) async throws {
+    /// Each row carries its search vector when `alphabet` tells it, and the server computes the others'.
+    static func insertNew(
+        _ products: [Product], into table: String, source: FeedSource, alphabet: PostgresSearchAlphabet, log: inout PostgresChangeLog
+    ) async throws {
         guard !products.isEmpty else { return }
         var rows = ByteBuffer()
         var history = ByteBuffer()
@@ -95,7 +99,9 @@ struct PostgresProductWriter {
         for (offset, product) in products.enumerated() {
             let seq = String(log.nextSeq + Int64(offset))
             PostgresStagedProducts.appendRecord(product, to: &rows)
-            rows.writeString("\t\(source.rawValue)\t\(seq)\n")
+            rows.writeString("\t\(source.rawValue)\t\(seq)\t")
+            PostgresStagedProducts.appendVector(of: product, alphabet: alphabet, to: &rows)
+            rows.writeInteger(UInt8(ascii: "\n"))
             history.writeString("\(seq)\t")
             history.writeImmutableBuffer(entity)
             PostgresStagedProducts.appendField(product.serialCode, to: &history)
@@ -105,7 +111,8 @@ struct PostgresProductWriter {
         }
         do {
             try await log.connection.copyFrom(
-                table: table, columns: ["serial_code"] + PostgresRows.productValues + ["source", "changed_seq"], logger: log.logger
+                table: table, columns: ["serial_code"] + PostgresRows.productValues + ["source", "changed_seq", "search_vector"],
+                logger: log.logger
             ) { try await $0.write(rows) }
             try await log.connection.copyFrom(table: "changes", columns: ["seq", "entity", "key", "op", "author", "at"], logger: log.logger) {
                 try await $0.write(history)
@@ -118,7 +125,7 @@ struct PostgresProductWriter {
 
     /// The staged rows of the listing whose id is `$1`.
     private static let listedSQL =
-        "SELECT \((["serial_code"] + PostgresRows.productValues).joined(separator: ", ")), position FROM staged_products WHERE staging_id = $1"
+        "SELECT \((["serial_code"] + PostgresRows.productValues).joined(separator: ", ")), position, search_vector FROM staged_products WHERE staging_id = $1"
 
     /// Deletes the feed's rows that the listing no longer has, and records each deletion.
     private func deleteUnlisted(_ listing: PostgresStagedProducts, feed: FeedSource, log: inout PostgresChangeLog) async throws -> Int {

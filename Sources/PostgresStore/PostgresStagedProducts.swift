@@ -14,11 +14,15 @@ struct PostgresStagedProducts {
         self.id = id
     }
 
-    /// Appends `rows`, numbered by their position in the listing; their keys must not be staged under this id yet.
-    func copy(_ rows: some Sequence<(index: Int, product: Product)>, into connection: PostgresConnection, logger: Logger) async throws {
+    /// Appends `rows`, numbered by their position in the listing, each with its search vector when `alphabet` tells
+    /// it (`PostgresProductVector`); their keys must not be staged under this id yet.
+    func copy(
+        _ rows: some Sequence<(index: Int, product: Product)>, into connection: PostgresConnection, alphabet: PostgresSearchAlphabet,
+        logger: Logger
+    ) async throws {
         var buffer = ByteBuffer()
         for (index, product) in rows {
-            Self.appendRow(index: index, product: product, stagingID: id, to: &buffer)
+            Self.appendRow(index: index, product: product, stagingID: id, alphabet: alphabet, to: &buffer)
         }
         guard buffer.readableBytes > 0 else { return }
         try await connection.copyFrom(table: "staged_products", columns: Self.columns, logger: logger) { writer in
@@ -45,23 +49,38 @@ struct PostgresStagedProducts {
     /// Stages `products` under a fresh id on `connection`, runs `body` with them, and removes them again, all in
     /// the caller's transaction.
     static func withStaged<Result>(
-        _ products: [Product], on connection: PostgresConnection, logger: Logger, _ body: (PostgresStagedProducts) async throws -> Result
+        _ products: [Product], on connection: PostgresConnection, alphabet: PostgresSearchAlphabet, logger: Logger,
+        _ body: (PostgresStagedProducts) async throws -> Result
     ) async throws -> Result {
         let staged = PostgresStagedProducts()
-        try await staged.copy(products.enumerated().lazy.map { ($0.offset, $0.element) }, into: connection, logger: logger)
+        try await staged.copy(products.enumerated().lazy.map { ($0.offset, $0.element) }, into: connection, alphabet: alphabet, logger: logger)
         let result = try await body(staged)
         try await staged.removeAll(from: connection, logger: logger)
         return result
     }
 
-    static let columns = ["staging_id", "position", "serial_code"] + PostgresRows.productValues
+    static let columns = ["staging_id", "position", "serial_code"] + PostgresRows.productValues + ["search_vector"]
 
     /// One line of COPY's text format, its fields in `columns` order: tab-separated, escaped, ending in a newline.
-    private static func appendRow(index: Int, product: Product, stagingID: String, to buffer: inout ByteBuffer) {
+    private static func appendRow(index: Int, product: Product, stagingID: String, alphabet: PostgresSearchAlphabet, to buffer: inout ByteBuffer) {
         appendField(stagingID, to: &buffer)
         buffer.writeString("\t\(index)\t")
         appendRecord(product, to: &buffer)
+        buffer.writeInteger(UInt8(ascii: "\t"))
+        appendVector(of: product, alphabet: alphabet, to: &buffer)
         buffer.writeInteger(UInt8(ascii: "\n"))
+    }
+
+    /// A product's search vector in COPY's text format (`PostgresProductVector`), or null (`\N`) for the server to
+    /// compute it (migration v15).
+    static func appendVector(of product: Product, alphabet: PostgresSearchAlphabet, to buffer: inout ByteBuffer) {
+        // The stored columns, in the order of `catalog_product_search_vector`'s arguments.
+        let texts = [product.name, product.brand ?? "", product.description, product.category]
+        guard let vector = PostgresProductVector.text(texts, alphabet: alphabet) else {
+            buffer.writeStaticString("\\N")
+            return
+        }
+        appendField(vector, to: &buffer)
     }
 
     /// A product's key and record columns (`PostgresRows.productValues`) in COPY's text format, tab-separated.

@@ -41,6 +41,7 @@ final class PostgresStreamedListing: ImportStaging {
                 }
                 let products = try await PostgresTableRebuild.begin("products", constraintsFirst: true, connection, logger: log.logger)
                 try await products.setTrigger("products_words_insert", enabled: false, connection, logger: log.logger)
+                let alphabet = try await store.searchAlphabet.alphabet(connection, logger: log.logger)
                 var inserted = 0
                 while true {
                     switch try StreamedListingStep(await channel.next(within: longestWait), longestWait: longestWait) {
@@ -48,7 +49,7 @@ final class PostgresStreamedListing: ImportStaging {
                         // Batches that came while the last statement ran go in with this one: a statement's round
                         // trip and planning cost as much as a few hundred rows.
                         while batch.count < Self.largestStatement, let waiting = channel.waitingBatch() { batch += waiting }
-                        try await PostgresProductWriter.insertNew(batch, into: products.copy, source: source, log: &log)
+                        try await PostgresProductWriter.insertNew(batch, into: products.copy, source: source, alphabet: alphabet, log: &log)
                         inserted += batch.count
                     case .end(let end):
                         guard try await end.claim.isHeld(on: connection, logger: log.logger) else {

@@ -65,5 +65,6 @@ enum PostgresSchema {
         ("v12: webhooks", webhooks),
         ("v13: an update writes only the words that changed", productWordChanges),
         ("v14: a search's words folded in less time", quickerSearchWords),
+        ("v15: a product's search vector written with its row", vectorsFromWriters),
     ]
 }
