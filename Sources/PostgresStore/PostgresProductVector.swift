@@ -1,12 +1,17 @@
-/// A product's `search_vector` as the text PostgreSQL reads a `tsvector` from, computed by the writer with the
-/// database's alphabet (`PostgresSearchAlphabet`), equal to what `catalog_product_search_vector` (migration v15)
-/// computes from the same columns: each column's words, folded and lowered, numbered across the columns in order
-/// (as `||` does, adding the positions of those before), each position weighted by its column (`A` to `D`).
+import PostgresNIO
+
+/// Writes products' `search_vector`s as the text PostgreSQL reads a `tsvector` from, computed with the database's
+/// alphabet (`PostgresSearchAlphabet`), equal to what `catalog_product_search_vector` (migration v15) computes from
+/// the same columns: each column's words, folded and lowered, numbered across the columns in order (as `||` does,
+/// adding the positions of those before), each position weighted by its column (`A` to `D`).
 ///
-/// Nil when the server must compute it: a character the alphabet does not know, or text at PostgreSQL's own limits
-/// (a word too long to index, positions past the last one a vector holds, too many positions of one word), where
-/// the server's handling is its own.
-enum PostgresProductVector {
+/// A vector is left to the server (`write` answers false) for a character the alphabet does not know, or text at
+/// PostgreSQL's own limits (a word too long to index, positions past the last one a vector holds, too many positions
+/// of one word), where the server's handling is its own.
+///
+/// One writer serves a whole batch, reusing its buffers: a vector is written straight into the batch's `COPY` text,
+/// with no string or array made for it.
+struct PostgresProductVector {
     /// The longest word computed here, in bytes: PostgreSQL drops a word of 2,047 or more.
     static let longestWord = 1_024
     /// The most words a vector has here: PostgreSQL numbers no position past 16,383.
@@ -14,60 +19,112 @@ enum PostgresProductVector {
     /// The most positions of one word: PostgreSQL keeps 255 at most.
     static let mostPositions = 250
 
+    /// The weight letter of each column, in the order of `catalog_product_search_vector`'s arguments.
     private static let weights: [UInt8] = Array("ABCD".utf8)
 
-    /// The vector of the columns `texts`, in `SearchFields.products` order (name, brand, description, category).
-    static func text(_ texts: [String], alphabet: PostgresSearchAlphabet) -> String? {
-        var positions: [[UInt8]: [UInt16]] = [:]
-        var position = 0
-        var word: [UInt8] = []
-        /// Ends the word being read, if any, at the next position, weighted by `column`.
-        func endWord(_ column: Int) -> Bool {
-            guard !word.isEmpty else { return true }
-            position += 1
-            guard word.count <= longestWord, position <= mostWords else { return false }
-            let weight = UInt16(3 - column)
-            positions[word, default: []].append(UInt16(position) | weight << 14)
-            word.removeAll(keepingCapacity: true)
+    private struct Token {
+        /// Where the word's bytes start in `bytes`, and how many there are.
+        var start: Int32
+        var count: Int32
+        var position: UInt16
+        var column: UInt8
+    }
+
+    let alphabet: PostgresSearchAlphabet
+    /// The bytes of the words of the vector being written, one after the other.
+    private var bytes: [UInt8] = []
+    private var tokens: [Token] = []
+
+    init(alphabet: PostgresSearchAlphabet) {
+        self.alphabet = alphabet
+    }
+
+    /// Writes the vector of the columns `texts` (name, brand, description, category) to `buffer`; false, with nothing
+    /// written, when the server must compute it.
+    mutating func write(_ texts: [String], to buffer: inout ByteBuffer) -> Bool {
+        guard read(texts) else { return false }
+        let bytes = bytes
+        return bytes.withUnsafeBufferPointer { words in
+            tokens.sort { left, right in
+                let order = Self.compare(words, left, right)
+                return order != 0 ? order < 0 : left.position < right.position
+            }
+            var positions = 0
+            for index in tokens.indices {
+                positions = index > 0 && Self.compare(words, tokens[index - 1], tokens[index]) == 0 ? positions + 1 : 1
+                guard positions <= Self.mostPositions else { return false }
+            }
+            for index in tokens.indices {
+                let token = tokens[index]
+                if index > 0 && Self.compare(words, tokens[index - 1], token) == 0 {
+                    buffer.writeInteger(UInt8(ascii: ","))
+                } else {
+                    if index > 0 { buffer.writeInteger(UInt8(ascii: " ")) }
+                    buffer.writeInteger(UInt8(ascii: "'"))
+                    buffer.writeBytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: words[Int(token.start)..<Int(token.start + token.count)])))
+                    buffer.writeStaticString("':")
+                }
+                Self.writeDecimal(Int(token.position), to: &buffer)
+                buffer.writeInteger(Self.weights[Int(token.column)])
+            }
             return true
         }
-        for (column, text) in texts.prefix(weights.count).enumerated() {
+    }
+
+    /// Splits `texts` into `tokens`, numbered across the columns; false at a character the alphabet does not know or
+    /// past the limits.
+    private mutating func read(_ texts: [String]) -> Bool {
+        bytes.removeAll(keepingCapacity: true)
+        tokens.removeAll(keepingCapacity: true)
+        for (column, text) in texts.prefix(Self.weights.count).enumerated() {
+            var wordStart = bytes.count
             for scalar in text.unicodeScalars {
-                switch alphabet.letter(scalar.value) {
-                case .word(let bytes): word += bytes
-                case .separator: guard endWord(column) else { return nil }
-                case nil: return nil
+                let letter = alphabet.letter(scalar.value)
+                if letter == .separator {
+                    guard endWord(startingAt: &wordStart, column: column) else { return false }
+                    continue
+                }
+                guard letter != .unknown else { return false }
+                var packed = letter.packed >> 8
+                for _ in 0..<letter.count {
+                    bytes.append(UInt8(truncatingIfNeeded: packed))
+                    packed >>= 8
                 }
             }
-            guard endWord(column) else { return nil }
+            guard endWord(startingAt: &wordStart, column: column) else { return false }
         }
-        var vector = ""
-        vector.reserveCapacity(positions.count * 16)
-        for (lexeme, places) in positions {
-            guard places.count <= mostPositions else { return nil }
-            if !vector.isEmpty { vector += " " }
-            vector += "'"
-            vector += String(decoding: lexeme, as: UTF8.self).replacingQuotes
-            vector += "':"
-            for (index, place) in places.enumerated() {
-                if index > 0 { vector += "," }
-                vector += String(place & 0x3FFF)
-                vector.unicodeScalars.append(Unicode.Scalar(weights[3 - Int(place >> 14)]))
-            }
-        }
-        return vector
+        return true
     }
-}
 
-extension String {
-    /// The text inside a quoted lexeme of a `tsvector`'s text: a quote or a backslash is escaped with a backslash.
-    fileprivate var replacingQuotes: String {
-        guard contains(where: { $0 == "'" || $0 == "\\" }) else { return self }
-        var escaped = ""
-        for character in self {
-            if character == "'" || character == "\\" { escaped.append("\\") }
-            escaped.append(character)
+    /// Ends the word whose bytes start at `wordStart`, if it has any, at the next position; false past the limits.
+    private mutating func endWord(startingAt wordStart: inout Int, column: Int) -> Bool {
+        defer { wordStart = bytes.count }
+        guard bytes.count > wordStart else { return true }
+        let position = tokens.count + 1
+        guard bytes.count - wordStart <= Self.longestWord, position <= Self.mostWords else { return false }
+        tokens.append(Token(start: Int32(wordStart), count: Int32(bytes.count - wordStart), position: UInt16(position), column: UInt8(column)))
+        return true
+    }
+
+    /// How the words of two tokens compare, byte by byte and then by length.
+    private static func compare(_ bytes: UnsafeBufferPointer<UInt8>, _ left: Token, _ right: Token) -> Int {
+        let (leftCount, rightCount) = (Int(left.count), Int(right.count))
+        for offset in 0..<min(leftCount, rightCount) {
+            let (a, b) = (bytes[Int(left.start) + offset], bytes[Int(right.start) + offset])
+            if a != b { return a < b ? -1 : 1 }
         }
-        return escaped
+        return leftCount - rightCount
+    }
+
+    /// `value`'s decimal digits, for a number below 100,000.
+    private static func writeDecimal(_ value: Int, to buffer: inout ByteBuffer) {
+        var divisor = 1
+        while divisor * 10 <= value { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            buffer.writeInteger(UInt8(ascii: "0") + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
     }
 }

@@ -86,6 +86,7 @@ struct PostgresProductWriter {
     ) async throws {
         guard !products.isEmpty else { return }
         var rows = ByteBuffer()
+        var vectors = PostgresProductVector(alphabet: alphabet)
         var history = ByteBuffer()
         // Every history row has the same entity, operation, author and time: written out once.
         var entity = ByteBuffer()
@@ -100,7 +101,7 @@ struct PostgresProductWriter {
             let seq = String(log.nextSeq + Int64(offset))
             PostgresStagedProducts.appendRecord(product, to: &rows)
             rows.writeString("\t\(source.rawValue)\t\(seq)\t")
-            PostgresStagedProducts.appendVector(of: product, alphabet: alphabet, to: &rows)
+            PostgresStagedProducts.appendVector(of: product, writer: &vectors, to: &rows)
             rows.writeInteger(UInt8(ascii: "\n"))
             history.writeString("\(seq)\t")
             history.writeImmutableBuffer(entity)

@@ -12,11 +12,27 @@ import Synchronization
 /// parser counts as letters, and how its dictionary lowers them. Text with a character not asked about, or that the
 /// database treats otherwise than as one of these two, is left to the server (`PostgresProductVector.text` is nil).
 struct PostgresSearchAlphabet: Sendable {
-    enum Letter: Sendable, Equatable {
+    /// What the database makes of one character, packed in 64 bits so that a lookup copies no array: `unknown`,
+    /// `separator`, or a letter's bytes (1 to 7) in the high bytes with their count in the lowest.
+    struct Letter: Sendable, Equatable {
+        let packed: UInt64
+
+        static let unknown = Letter(packed: 0)
         /// Ends the word before it, if any.
-        case separator
-        /// Part of a word, as these bytes.
-        case word([UInt8])
+        static let separator = Letter(packed: 1 << 8)
+
+        /// Part of a word, as `bytes`; unknown when they are more than 7, or hold a byte that a quoted lexeme or a
+        /// field of `COPY` would have to escape (no letter does).
+        static func word(_ bytes: some Collection<UInt8>) -> Letter {
+            guard (1...7).contains(bytes.count), !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "'") || $0 == UInt8(ascii: "\\") })
+            else { return .unknown }
+            var packed = UInt64(bytes.count)
+            for (index, byte) in bytes.enumerated() { packed |= UInt64(byte) << (8 * (index + 1)) }
+            return Letter(packed: packed)
+        }
+
+        /// How many bytes a letter has: 0 for a separator or an unknown character.
+        var count: Int { Int(packed & 0xFF) }
     }
 
     /// The characters asked about, by scalar value: ASCII but NUL, the Latin letters of Latin-1 and Latin Extended-A
@@ -24,24 +40,24 @@ struct PostgresSearchAlphabet: Sendable {
     /// No combining mark: whether one stays depends on the letter before it.
     static let candidates: [ClosedRange<UInt32>] = [0x01...0x24F, 0x2000...0x206F, 0x20A0...0x20C0, 0x2100...0x214F]
 
-    /// `letters[scalar]` for every scalar up to the end of `candidates[0]`.
-    private let latin: [Letter?]
+    /// The letter of every scalar through the end of `candidates[0]`.
+    private let latin: [Letter]
     /// The other candidates' letters.
     private let others: [UInt32: Letter]
 
     init(_ letters: [UInt32: Letter]) {
-        let latinEnd = Int(Self.candidates[0].upperBound)
-        latin = (0...latinEnd).map { letters[UInt32($0)] }
-        others = letters.filter { $0.key > UInt32(latinEnd) }
+        let latinEnd = Self.candidates[0].upperBound
+        latin = (0...latinEnd).map { letters[$0] ?? .unknown }
+        others = letters.filter { $0.key > latinEnd && $0.value != .unknown }
     }
 
-    /// What the database makes of `scalar`; nil when that is not known.
-    func letter(_ scalar: UInt32) -> Letter? {
-        scalar < latin.count ? latin[Int(scalar)] : others[scalar]
+    /// What the database makes of `scalar`.
+    func letter(_ scalar: UInt32) -> Letter {
+        scalar < latin.count ? latin[Int(scalar)] : others[scalar] ?? .unknown
     }
 
     /// How many characters are known.
-    var count: Int { latin.lazy.filter { $0 != nil }.count + others.count }
+    var count: Int { latin.lazy.filter { $0 != .unknown }.count + others.count }
 
     /// Asks the database about every candidate, in one statement: each one between two `a`s, through the same
     /// functions as a product's vector. A separator leaves the word `a` twice; a letter makes one word of the three,
@@ -61,7 +77,7 @@ struct PostgresSearchAlphabet: Sendable {
             if lexeme.elementsEqual("a".utf8), positions == [2] {
                 letters[UInt32(code)] = .separator
             } else if positions == [1], lexeme.count > 2, lexeme.first == UInt8(ascii: "a"), lexeme.last == UInt8(ascii: "a") {
-                letters[UInt32(code)] = .word(Array(lexeme.dropFirst().dropLast()))
+                letters[UInt32(code)] = .word(lexeme.dropFirst().dropLast())
             }
         }
         return Self(letters)

@@ -21,8 +21,9 @@ struct PostgresStagedProducts {
         logger: Logger
     ) async throws {
         var buffer = ByteBuffer()
+        var vectors = PostgresProductVector(alphabet: alphabet)
         for (index, product) in rows {
-            Self.appendRow(index: index, product: product, stagingID: id, alphabet: alphabet, to: &buffer)
+            Self.appendRow(index: index, product: product, stagingID: id, vectors: &vectors, to: &buffer)
         }
         guard buffer.readableBytes > 0 else { return }
         try await connection.copyFrom(table: "staged_products", columns: Self.columns, logger: logger) { writer in
@@ -62,25 +63,23 @@ struct PostgresStagedProducts {
     static let columns = ["staging_id", "position", "serial_code"] + PostgresRows.productValues + ["search_vector"]
 
     /// One line of COPY's text format, its fields in `columns` order: tab-separated, escaped, ending in a newline.
-    private static func appendRow(index: Int, product: Product, stagingID: String, alphabet: PostgresSearchAlphabet, to buffer: inout ByteBuffer) {
+    private static func appendRow(
+        index: Int, product: Product, stagingID: String, vectors: inout PostgresProductVector, to buffer: inout ByteBuffer
+    ) {
         appendField(stagingID, to: &buffer)
         buffer.writeString("\t\(index)\t")
         appendRecord(product, to: &buffer)
         buffer.writeInteger(UInt8(ascii: "\t"))
-        appendVector(of: product, alphabet: alphabet, to: &buffer)
+        appendVector(of: product, writer: &vectors, to: &buffer)
         buffer.writeInteger(UInt8(ascii: "\n"))
     }
 
-    /// A product's search vector in COPY's text format (`PostgresProductVector`), or null (`\N`) for the server to
+    /// A product's search vector in COPY's text format (`PostgresProductVector`), or null (`\\N`) for the server to
     /// compute it (migration v15).
-    static func appendVector(of product: Product, alphabet: PostgresSearchAlphabet, to buffer: inout ByteBuffer) {
+    static func appendVector(of product: Product, writer: inout PostgresProductVector, to buffer: inout ByteBuffer) {
         // The stored columns, in the order of `catalog_product_search_vector`'s arguments.
         let texts = [product.name, product.brand ?? "", product.description, product.category]
-        guard let vector = PostgresProductVector.text(texts, alphabet: alphabet) else {
-            buffer.writeStaticString("\\N")
-            return
-        }
-        appendField(vector, to: &buffer)
+        if !writer.write(texts, to: &buffer) { buffer.writeStaticString("\\N") }
     }
 
     /// A product's key and record columns (`PostgresRows.productValues`) in COPY's text format, tab-separated.

@@ -159,9 +159,9 @@ struct PostgresTableRebuild {
 
     /// The schema of `table`, as PostgreSQL prints it in definitions, when the table is no more than its columns,
     /// constraints, indexes, triggers and sequences, which a copy has too: in the first schema of the search path
-    /// (where the copy is made), owned by the store's role, with nothing else depending on it or on its row type, no
-    /// grants, storage settings, statistics targets, tablespace, replica identity, row security, rules or disabled
-    /// triggers; no publication in the database (one for all tables would publish the copy under its own name), and
+    /// (where the copy is made), owned by the store's role, with nothing but its own defaults and triggers (a trigger's
+    /// condition names columns) depending on it, nothing on its row type, no grants, storage settings, statistics
+    /// targets, tablespace, replica identity, row security, rules or disabled triggers; no publication in the database (one for all tables would publish the copy under its own name), and
     /// no default grants that the copy would get. Nil otherwise.
     private static func plainTableSchema(_ table: String, _ connection: PostgresConnection, logger: Logger) async throws -> String? {
         for try await (plain, schema) in try await connection.query(
@@ -174,7 +174,8 @@ struct PostgresTableRebuild {
                 AND NOT EXISTS (
                     SELECT 1 FROM pg_depend, target WHERE deptype = 'n' AND ((refclassid = 'pg_type'::regclass AND refobjid = target.reltype)
                         OR (refclassid = 'pg_class'::regclass AND refobjid = target.oid
-                            AND NOT (classid = 'pg_attrdef'::regclass AND objid IN (SELECT oid FROM pg_attrdef WHERE adrelid = target.oid)))))
+                            AND NOT (classid = 'pg_attrdef'::regclass AND objid IN (SELECT oid FROM pg_attrdef WHERE adrelid = target.oid))
+                            AND NOT (classid = 'pg_trigger'::regclass AND objid IN (SELECT oid FROM pg_trigger WHERE tgrelid = target.oid)))))
                 AND NOT EXISTS (
                     SELECT 1 FROM pg_attribute, target WHERE attrelid = target.oid AND attnum > 0
                     AND (attacl IS NOT NULL OR attoptions IS NOT NULL OR COALESCE(attstattarget, -1) <> -1))

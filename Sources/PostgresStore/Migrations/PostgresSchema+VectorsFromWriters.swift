@@ -11,7 +11,9 @@ extension PostgresSchema {
     ///
     /// Dropping the expression keeps every stored vector as it is, without rewriting the table: a writer's vector
     /// equals the server's (`ProductVectorTests`), so stored and new rows agree. Staged products carry the vector to
-    /// the statement that applies them. Films and categories keep their generated vectors: they are few.
+    /// the statement that applies them. Films and categories keep their generated vectors: they are few. The update
+    /// trigger's condition is written as PostgreSQL prints it back, so that a table filled as a copy of itself
+    /// (`PostgresTableRebuild`) gets the same trigger.
     static let vectorsFromWriters: [String] = [
         """
         CREATE FUNCTION catalog_product_search_vector(text, text, text, text) RETURNS tsvector LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
@@ -28,8 +30,8 @@ extension PostgresSchema {
         """,
         """
         CREATE TRIGGER products_search_vector_update BEFORE UPDATE ON products FOR EACH ROW
-        WHEN (NEW.search_vector IS NULL OR (NEW.search_vector = OLD.search_vector
-            AND (NEW.name, NEW.brand, NEW.description, NEW.category) IS DISTINCT FROM (OLD.name, OLD.brand, OLD.description, OLD.category)))
+        WHEN (NEW.search_vector IS NULL OR (NEW.search_vector = OLD.search_vector AND (NEW.name IS DISTINCT FROM OLD.name
+            OR NEW.brand IS DISTINCT FROM OLD.brand OR NEW.description IS DISTINCT FROM OLD.description OR NEW.category IS DISTINCT FROM OLD.category)))
         EXECUTE FUNCTION products_search_vector_computed()
         """,
         "ALTER TABLE staged_products ADD COLUMN search_vector tsvector",
