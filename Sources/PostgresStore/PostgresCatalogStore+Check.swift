@@ -15,9 +15,9 @@ extension PostgresCatalogStore {
                     problems.append(rule.problem(try row.map(ListCursor.Value.init)))
                 }
             }
-            // A generated column is what its expression makes of the row, unless the search functions were replaced
-            // since: the newest rows are computed again and compared, and an index left invalid (a failed concurrent
-            // build) is named.
+            // A vector is what its expression makes of the row, whether the server generated it or the writer computed it
+            // (products), unless the search functions were replaced since: the newest rows are computed again and
+            // compared, and an index left invalid (a failed concurrent build) is named.
             for (table, index) in [("products", PostgresSearchIndex.products), ("films", .films), ("categories", .categories)] {
                 let sample = """
                     SELECT COUNT(*)::bigint FROM (SELECT search_vector, \(index.vectorExpression) AS computed FROM \(table)

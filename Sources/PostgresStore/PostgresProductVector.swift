@@ -5,9 +5,10 @@ import PostgresNIO
 /// the same columns: each column's words, folded and lowered, numbered across the columns in order (as `||` does,
 /// adding the positions of those before), each position weighted by its column (`A` to `D`).
 ///
-/// A vector is left to the server (`write` answers false) for a character the alphabet does not know, or text at
-/// PostgreSQL's own limits (a word too long to index, positions past the last one a vector holds, too many positions
-/// of one word), where the server's handling is its own.
+/// A vector is left to the server (`write` answers false) for a character the alphabet does not know, a word the
+/// parser splits as a number (`splitsAsNumber`), or text at PostgreSQL's own limits (a word too long to index,
+/// positions past the last one a vector holds, too many positions of one word), where the server's handling is its
+/// own.
 ///
 /// One writer serves a whole batch, reusing its buffers: a vector is written straight into the batch's `COPY` text,
 /// with no string or array made for it.
@@ -101,9 +102,23 @@ struct PostgresProductVector {
         defer { wordStart = bytes.count }
         guard bytes.count > wordStart else { return true }
         let position = tokens.count + 1
-        guard bytes.count - wordStart <= Self.longestWord, position <= Self.mostWords else { return false }
+        guard bytes.count - wordStart <= Self.longestWord, position <= Self.mostWords, !Self.splitsAsNumber(bytes[wordStart...]) else {
+            return false
+        }
         tokens.append(Token(start: Int32(wordStart), count: Int32(bytes.count - wordStart), position: UInt16(position), column: UInt8(column)))
         return true
+    }
+
+    /// Whether PostgreSQL's parser reads a number in scientific notation at the start of `word` and a word after it:
+    /// digits, `e`, digits, then more (`1e5x` is `1e5` and `x`), the one way it splits letters and digits that no
+    /// separator parts. Such a word is left to the server.
+    private static func splitsAsNumber(_ word: ArraySlice<UInt8>) -> Bool {
+        let isDigit = { (byte: UInt8) in (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+        let mantissa = word.prefix(while: isDigit)
+        guard !mantissa.isEmpty, word.dropFirst(mantissa.count).first == UInt8(ascii: "e") else { return false }
+        let rest = word.dropFirst(mantissa.count + 1)
+        let exponent = rest.prefix(while: isDigit)
+        return !exponent.isEmpty && exponent.count < rest.count
     }
 
     /// How the words of two tokens compare, byte by byte and then by length.

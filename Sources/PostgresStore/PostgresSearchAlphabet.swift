@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// The answers are the database's own, read once (`load`), because they depend on its locale: which characters its
 /// parser counts as letters, and how its dictionary lowers them. Text with a character not asked about, or that the
-/// database treats otherwise than as one of these two, is left to the server (`PostgresProductVector.text` is nil).
+/// database treats otherwise than as one of these two, is left to the server (`PostgresProductVector.write`).
 struct PostgresSearchAlphabet: Sendable {
     /// What the database makes of one character, packed in 64 bits so that a lookup copies no array: `unknown`,
     /// `separator`, or a letter's bytes (1 to 7) in the high bytes with their count in the lowest.
@@ -59,26 +59,35 @@ struct PostgresSearchAlphabet: Sendable {
     /// How many characters are known.
     var count: Int { latin.lazy.filter { $0 != .unknown }.count + others.count }
 
-    /// Asks the database about every candidate, in one statement: each one between two `a`s, through the same
-    /// functions as a product's vector. A separator leaves the word `a` twice; a letter makes one word of the three,
-    /// whose middle is what the letter becomes. Anything else (a character that vanishes, or splits the word
-    /// otherwise) is left out.
+    /// The texts each candidate is asked about in, before and after it: between letters, at a word's start and end,
+    /// between digits, and alone. A character that a parser treats by its place (one of zero width is a letter inside a
+    /// word and a space before one, in some locales) answers differently in some of them.
+    private static let contexts: [(before: String, after: String)] = [("a", "a"), ("", "a"), ("a", ""), ("1", "1"), ("", "")]
+
+    /// Asks the database about every candidate in each of `contexts`, in one statement, through the same functions as a
+    /// product's vector. A separator leaves the words around it as they were; a letter is one word with them, the same
+    /// text in each. Anything else (a character that vanishes, or answers otherwise in one of them) is left out.
     static func load(_ connection: PostgresConnection, logger: Logger) async throws -> Self {
         let codes = candidates.flatMap { $0.map { Int32($0) } }
         let query: PostgresQuery = """
-            SELECT code, array_agg(entry.lexeme ORDER BY entry.lexeme), array_agg(array_length(entry.positions, 1) ORDER BY entry.lexeme)
+            SELECT code, array_agg(to_tsvector('simple'::regconfig, catalog_search_words(context.before || chr(code) || context.after))::text
+                ORDER BY context.place)
             FROM unnest(\(codes)::int[]) AS code,
-                unnest(to_tsvector('simple'::regconfig, catalog_search_words('a' || chr(code) || 'a'))) AS entry
+                unnest(\(contexts.map(\.before))::text[], \(contexts.map(\.after))::text[]) WITH ORDINALITY AS context (before, after, place)
             GROUP BY code
             """
+        let separator = ["'a':1,2", "'a':1", "'a':1", "'1':1,2", ""]
         var letters: [UInt32: Letter] = [:]
-        for try await (code, lexemes, positions) in try await connection.query(query, logger: logger).decode((Int32, [String], [Int32]).self) {
-            guard lexemes.count == 1, let lexeme = lexemes.first?.utf8 else { continue }
-            if lexeme.elementsEqual("a".utf8), positions == [2] {
+        for try await (code, vectors) in try await connection.query(query, logger: logger).decode((Int32, [String]).self) {
+            if vectors == separator {
                 letters[UInt32(code)] = .separator
-            } else if positions == [1], lexeme.count > 2, lexeme.first == UInt8(ascii: "a"), lexeme.last == UInt8(ascii: "a") {
-                letters[UInt32(code)] = .word(lexeme.dropFirst().dropLast())
+                continue
             }
+            // Alone, a letter is the word `'text':1`.
+            guard let alone = vectors.last, alone.hasPrefix("'"), alone.hasSuffix("':1") else { continue }
+            let text = alone.dropFirst().dropLast(3)
+            let expected = contexts.map { "'\($0.before)\(text)\($0.after)':1" }
+            if vectors == expected { letters[UInt32(code)] = .word(text.utf8) }
         }
         return Self(letters)
     }

@@ -2,8 +2,9 @@ import CatalogStore
 
 /// A resource's `search_vector` column, and how a search is asked of it.
 ///
-/// The column is generated from the row's text (`PostgresSchema`), so that it holds in every transaction that
-/// writes a row, whichever statement does; a GIN index answers matches. Each searched column gets a weight, A to
+/// The column is computed from the row's text in every transaction that writes a row, whichever statement does: films'
+/// and categories' generated (`PostgresSchema`), products' written by their writer (`PostgresProductVector`) or by a
+/// trigger, as the same expression; a GIN index answers matches. Each searched column gets a weight, A to
 /// D in rank order, so that one vector tells in which column a word is: a rank is a match restricted to weights.
 struct PostgresSearchIndex {
     let fields: SearchFields
@@ -32,7 +33,7 @@ struct PostgresSearchIndex {
         Self.weightLetters[fields.columns.firstIndex(of: column) ?? 0]
     }
 
-    /// The generated column's expression: each column's words, folded as `catalog_search_words` does, weighted.
+    /// The column's expression: each column's words, folded as `catalog_search_words` does, weighted.
     var vectorExpression: String {
         fields.columns.map { column in
             "setweight(to_tsvector('simple'::regconfig, catalog_search_words(\(column))), '\(weight(column))')"
