@@ -73,7 +73,8 @@ struct ProductVectorTests {
         // Beyond the alphabet, at the server's limits, and a number the parser reads before a word, the writer computes
         // none.
         let leftToServer: [[String]] = [
-            ["中文", "", "", ""], ["cafe\u{301}", "", "", ""], ["", "", "lamp 3É4b", ""], ["", "", "", "12e34abc"], [String(repeating: "x", count: PostgresProductVector.longestWord + 1), "", "", ""],
+            ["中文", "", "", ""], ["cafe\u{301}", "", "", ""], ["", "", "lamp 3É4b", ""], ["", "", "", "12e34abc"],
+            [String(repeating: "x", count: PostgresProductVector.longestWord + 1), "", "", ""],
             ["", "", String(repeating: "w ", count: PostgresProductVector.mostWords + 1), ""],
             ["", "", String(repeating: "w ", count: PostgresProductVector.mostPositions + 1), ""],
         ]
