@@ -50,16 +50,20 @@ struct PostgresProductVector {
                 let order = Self.compare(words, left, right)
                 return order != 0 ? order < 0 : left.position < right.position
             }
+            // One pass: a word with too many positions is found while it is written, and what was written goes back.
+            let start = buffer.writerIndex
             var positions = 0
-            for index in tokens.indices {
-                positions = index > 0 && Self.compare(words, tokens[index - 1], tokens[index]) == 0 ? positions + 1 : 1
-                guard positions <= Self.mostPositions else { return false }
-            }
             for index in tokens.indices {
                 let token = tokens[index]
                 if index > 0 && Self.compare(words, tokens[index - 1], token) == 0 {
+                    positions += 1
+                    guard positions <= Self.mostPositions else {
+                        buffer.moveWriterIndex(to: start)
+                        return false
+                    }
                     buffer.writeInteger(UInt8(ascii: ","))
                 } else {
+                    positions = 1
                     if index > 0 { buffer.writeInteger(UInt8(ascii: " ")) }
                     buffer.writeInteger(UInt8(ascii: "'"))
                     buffer.writeBytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: words[Int(token.start)..<Int(token.start + token.count)])))
