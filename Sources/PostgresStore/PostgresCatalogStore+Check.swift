@@ -39,7 +39,8 @@ extension PostgresCatalogStore {
     }
 
     /// The table of `table`'s words against its rows' vectors: as many entries as the vectors hold words, and for
-    /// the newest 1000 rows, the very entries their vectors make; and each word's kept count against its entries.
+    /// the newest 1000 rows, the very entries their vectors make; and each word's kept count against the rows that hold
+    /// it.
     private func checkWords(_ connection: PostgresConnection, _ index: PostgresSearchIndex, of table: String) async throws -> [String] {
         guard let wordsTable = index.wordsTable else { return [] }
         var problems: [String] = []
@@ -57,11 +58,12 @@ extension PostgresCatalogStore {
         if differing > 0 { problems.append("search words of \(table): \(differing) entries of the newest 1000 rows differ from their words") }
         guard let wordCountsTable = index.wordCountsTable else { return problems }
         let counts = """
-            SELECT COUNT(*)::bigint FROM (SELECT word, COUNT(*) AS products FROM \(wordsTable) GROUP BY word) AS held
+            SELECT COUNT(*)::bigint FROM (SELECT word.lexeme AS word, COUNT(*) AS products FROM \(table), unnest(\(table).search_vector) AS word
+            GROUP BY word.lexeme) AS held
             FULL JOIN \(wordCountsTable) AS kept USING (word) WHERE COALESCE(held.products, 0) <> COALESCE(kept.products, 0)
             """
         let miscounted = try await fetchInteger(connection, PostgresQuery(unsafeSQL: counts))
-        if miscounted > 0 { problems.append("search words of \(table): \(miscounted) words counted otherwise than their entries") }
+        if miscounted > 0 { problems.append("search words of \(table): \(miscounted) words counted otherwise than the rows hold them") }
         return problems
     }
 }

@@ -66,5 +66,6 @@ enum PostgresSchema {
         ("v13: an update writes only the words that changed", productWordChanges),
         ("v14: a search's words folded in less time", quickerSearchWords),
         ("v15: a product's search vector written with its row", vectorsFromWriters),
+        ("v16: a product's words counted by the write of its words", wordCountsFromProducts),
     ]
 }
