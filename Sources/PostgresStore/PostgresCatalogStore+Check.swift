@@ -38,19 +38,34 @@ extension PostgresCatalogStore {
         }
     }
 
-    /// The table of `table`'s words against its rows' vectors: as many entries as the vectors hold words, and for
-    /// the newest 1000 rows, the very entries their vectors make; and each word's kept count against the rows that hold
-    /// it.
+    /// The runs of `table`'s words against its rows' vectors: as many entries as the vectors hold words, each run
+    /// ascending from its first order and no longer than a run is written, and for the newest 1000 rows, the very
+    /// entries their vectors make; and each word's kept count against the rows that hold it.
     private func checkWords(_ connection: PostgresConnection, _ index: PostgresSearchIndex, of table: String) async throws -> [String] {
-        guard let wordsTable = index.wordsTable else { return [] }
+        guard let runsTable = index.wordRunsTable else { return [] }
         var problems: [String] = []
-        let totals = "SELECT (SELECT COUNT(*) FROM \(wordsTable))::bigint - (SELECT COALESCE(SUM(length(search_vector)), 0) FROM \(table))::bigint"
+        let totals = """
+            SELECT (SELECT COALESCE(SUM(cardinality(orders)), 0) FROM \(runsTable))::bigint
+            - (SELECT COALESCE(SUM(length(search_vector)), 0) FROM \(table))::bigint
+            """
         let surplus = try await fetchInteger(connection, PostgresQuery(unsafeSQL: totals))
         if surplus != 0 { problems.append("search words of \(table): \(surplus) entries more than the rows hold words") }
+        let malformed = """
+            SELECT ((SELECT COUNT(*) FROM \(runsTable) WHERE cardinality(orders) NOT BETWEEN 1 AND \(PostgresSearchIndex.wordRunLength)
+            OR orders[1] IS DISTINCT FROM first_order OR orders <> ARRAY(SELECT DISTINCT held FROM unnest(orders) AS held ORDER BY held))
+            + (SELECT COUNT(*) FROM (SELECT orders[cardinality(orders)] AS last, lead(first_order) OVER (PARTITION BY word, rank ORDER BY first_order)
+            AS next FROM \(runsTable)) AS neighbours WHERE next <= last))::bigint
+            """
+        let badRuns = try await fetchInteger(connection, PostgresQuery(unsafeSQL: malformed))
+        if badRuns > 0 {
+            problems.append(
+                "search words of \(table): \(badRuns) runs are not ascending from their first order within their length and before the next")
+        }
         let newest = """
             WITH newest AS (SELECT \(index.orderColumn), search_vector FROM \(table) ORDER BY \(index.orderColumn) DESC LIMIT 1000),
             made AS (\(index.wordEntries(of: "newest"))),
-            stored AS (SELECT word, rank, product_order FROM \(wordsTable) WHERE product_order IN (SELECT \(index.orderColumn) FROM newest))
+            stored AS (SELECT word, rank, product_order FROM (\(index.runEntries("true"))) AS entries
+            WHERE product_order IN (SELECT \(index.orderColumn) FROM newest))
             SELECT ((SELECT COUNT(*) FROM (SELECT * FROM made EXCEPT SELECT * FROM stored) AS missing)
             + (SELECT COUNT(*) FROM (SELECT * FROM stored EXCEPT SELECT * FROM made) AS extra))::bigint
             """

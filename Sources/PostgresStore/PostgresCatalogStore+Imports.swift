@@ -133,15 +133,14 @@ extension PostgresCatalogStore {
     /// After a run that rewrote a large share of its listing (a first import, say), the table is vacuumed and its
     /// statistics read again, rather than when autovacuum comes by: without statistics a search plans as if every
     /// word were common, and walks the table for a word no row holds; without the visibility map, a count read
-    /// from an index visits every row it counts (and a page of one word reads `product_words` the same way); and the
-    /// search index's pending entries are merged. The run has
+    /// from an index visits every row it counts; and the search index's pending entries are merged. The run has
     /// committed; a failure here is logged, and autovacuum does the same later.
     func refreshStatistics(after report: ImportReport) async {
         let rewritten = report.inserted + report.updated + report.deleted
         guard report.source == .products, rewritten >= 1000, rewritten * 10 >= report.fetched else { return }
         do {
             _ = try await transaction(.single) { connection in
-                try await connection.query("VACUUM (ANALYZE) products, product_words, product_word_counts", logger: logger)
+                try await connection.query("VACUUM (ANALYZE) products, product_word_runs, product_word_counts", logger: logger)
             }
         } catch {
             logger.warning("statistics not refreshed after the import", metadata: ["import.id": "\(report.id)", "error": "\(error)"])

@@ -76,6 +76,18 @@ struct PostgresProductVector {
         }
     }
 
+    /// Adds each word of the vector `write` last wrote to `runs`, once, in the rank of the first column that holds it
+    /// (the first of its positions, which `write` sorted), as the row `order`.
+    func addWords(of order: Int64, to runs: inout PostgresWordRuns) {
+        bytes.withUnsafeBufferPointer { words in
+            for index in tokens.indices where index == 0 || Self.compare(words, tokens[index - 1], tokens[index]) != 0 {
+                let token = tokens[index]
+                let word = UnsafeBufferPointer(rebasing: words[Int(token.start)..<Int(token.start + token.count)])
+                runs.add(word, rank: Int(token.column), order: order)
+            }
+        }
+    }
+
     /// Splits `texts` into `tokens`, numbered across the columns; false at a character the alphabet does not know or
     /// past the limits.
     private mutating func read(_ texts: [String]) -> Bool {
@@ -135,8 +147,8 @@ struct PostgresProductVector {
         return leftCount - rightCount
     }
 
-    /// `value`'s decimal digits, for a number below 100,000.
-    private static func writeDecimal(_ value: Int, to buffer: inout ByteBuffer) {
+    /// `value`'s decimal digits, for a number not below 0 (a position, a row's order).
+    static func writeDecimal(_ value: Int, to buffer: inout ByteBuffer) {
         var divisor = 1
         while divisor * 10 <= value { divisor *= 10 }
         var rest = value

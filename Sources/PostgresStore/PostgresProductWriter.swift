@@ -80,9 +80,11 @@ struct PostgresProductWriter {
     /// Inserts `products`, and their history rows numbered from the log's next seq, into `table`, the products table
     /// a streamed listing fills (`PostgresTableRebuild`), which had none of them: a key there already (given twice)
     /// fails it. Both go in with `COPY`, which PostgreSQL loads without planning a statement or decoding parameters.
-    /// Each row carries its search vector when `alphabet` tells it, and the server computes the others'.
+    /// Each row carries its search vector when `alphabet` tells it, and the server computes the others'. Each row is
+    /// numbered (`row_order`) by `runs`, which gathers its words.
     static func insertNew(
-        _ products: [Product], into table: String, source: FeedSource, alphabet: PostgresSearchAlphabet, log: inout PostgresChangeLog
+        _ products: [Product], into table: String, source: FeedSource, alphabet: PostgresSearchAlphabet, runs: inout PostgresWordRuns,
+        log: inout PostgresChangeLog
     ) async throws {
         guard !products.isEmpty else { return }
         var rows = ByteBuffer()
@@ -101,8 +103,10 @@ struct PostgresProductWriter {
             let seq = String(log.nextSeq + Int64(offset))
             PostgresStagedProducts.appendRecord(product, to: &rows)
             rows.writeString("\t\(source.rawValue)\t\(seq)\t")
-            PostgresStagedProducts.appendVector(of: product, writer: &vectors, to: &rows)
-            rows.writeInteger(UInt8(ascii: "\n"))
+            let written = PostgresStagedProducts.appendVector(of: product, writer: &vectors, to: &rows)
+            let order = runs.numberRow(vectorWritten: written)
+            if written { vectors.addWords(of: order, to: &runs) }
+            rows.writeString("\t\(order)\n")
             history.writeString("\(seq)\t")
             history.writeImmutableBuffer(entity)
             PostgresStagedProducts.appendField(product.serialCode, to: &history)
@@ -112,7 +116,7 @@ struct PostgresProductWriter {
         }
         do {
             try await log.connection.copyFrom(
-                table: table, columns: ["serial_code"] + PostgresRows.productValues + ["source", "changed_seq", "search_vector"],
+                table: table, columns: ["serial_code"] + PostgresRows.productValues + ["source", "changed_seq", "search_vector", "row_order"],
                 logger: log.logger
             ) { try await $0.write(rows) }
             try await log.connection.copyFrom(table: "changes", columns: ["seq", "entity", "key", "op", "author", "at"], logger: log.logger) {

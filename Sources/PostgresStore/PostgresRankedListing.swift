@@ -58,7 +58,7 @@ extension PostgresListing {
     enum MatchSource: Equatable, Sendable {
         /// The rows the search index gives, each read to tell its rank, the filters placed as said.
         case rows(FilterPlacement)
-        /// The entries of the search's one word or typed prefix in the search index's `wordsTable`, which tell each
+        /// The entries of the search's one word or typed prefix in the search index's `wordRunsTable`, which tell each
         /// match's rank and order without reading its row; for a list without filters
         /// (`PostgresSearchIndex.wordCondition`).
         case words
@@ -87,9 +87,9 @@ extension PostgresListing {
     /// and whether the filters select it, read without regard to order; the page of the selected ones on the far side
     /// of the cursor, sorted; and in the same row, one row at least (the page's columns null when it is empty), the
     /// count of the candidates and of the selected ones, whether a selected one lies behind the cursor, and the
-    /// versions. A whole word's page is read from the words table's key, which holds its matches in page order, and
-    /// its count from the kept counts, whatever the word. A candidate count above `candidateLimit` says that there are
-    /// more, and -1 (from `wordsTable`) that the search has no entries of its own: the next source is tried, or the
+    /// versions. A whole word's page is read from its runs, which hold its matches in page order, and its count from
+    /// the kept counts, whatever the word. A candidate count above `candidateLimit` says that there are
+    /// more, and -1 (from `wordRunsTable`) that the search has no entries of its own: the next source is tried, or the
     /// ranks are walked (`page`). Nil when the source cannot answer the search.
     func matchesStatement(
         _ walk: RankedWalk, search: SearchQuery, filters: PostgresConditions, source: MatchSource
@@ -121,28 +121,28 @@ extension PostgresListing {
                 """
             candidateCount = "(SELECT COUNT(*) FROM matches)"
         case .words:
-            guard let wordsTable = searchIndex.wordsTable, filters.clauses.isEmpty, let word = searchIndex.wordCondition(search, &statement)
+            guard let runsTable = searchIndex.wordRunsTable, filters.clauses.isEmpty, let word = searchIndex.wordCondition(search, &statement)
             else { return nil }
             if SearchPlanner.isWholeWord(search), let wordCountsTable = searchIndex.wordCountsTable {
-                // The word's entries are its matches, in the table's key in the walk's order, and their number is kept:
-                // the page reads as many as it shows, whatever the word (a third of the time for 600 matches, where
-                // they were read, grouped and sorted).
+                // The word's runs are its matches in the walk's order, and their number is kept: the page reads the
+                // runs it shows and one more at each end at most, whatever the word (each run holds one match at
+                // least, so that many runs hold the page).
                 let kept = "SELECT products FROM \(wordCountsTable) WHERE word = (SELECT word FROM term)"
+                let runs = wordPageRuns(walk, word: word.entries, runsTable: runsTable, &statement)
                 candidates = """
                     term AS MATERIALIZED (\(word.term)),
-                    counted AS MATERIALIZED (SELECT COALESCE((\(kept)), 0) AS matches)
+                    counted AS MATERIALIZED (SELECT COALESCE((\(kept)), 0) AS matches),
+                    word_entries AS MATERIALIZED (\(searchIndex.runEntries("true", runs: "(\(runs.page))")))
                     """
                 candidateCount = "CASE WHEN (SELECT one_lexeme FROM term) THEN (SELECT matches FROM counted) ELSE -1 END"
                 selectedCount = "(SELECT matches FROM counted)"
                 var beyond = ""
-                if let start = walk.cursorStart {
-                    let cursor = "(\(statement.parameter(Int64(start.rank))), \(statement.parameter(start.order)))"
-                    let (ahead, behindOrAt) = walk.readsAscending ? (">", "<=") : ("<", ">=")
-                    beyond = " AND (rank, product_order) \(ahead) \(cursor)"
-                    behind = "EXISTS (SELECT 1 FROM \(wordsTable) WHERE \(word.entries) AND (rank, product_order) \(behindOrAt) \(cursor))"
+                if let cursor = runs.cursor {
+                    beyond = " WHERE (rank, product_order) \(walk.readsAscending ? ">" : "<") \(cursor)"
+                    behind = runs.behind
                 }
                 pageMatches = """
-                    SELECT product_order AS match_order, rank AS match_rank FROM \(wordsTable) WHERE \(word.entries)\(beyond)
+                    SELECT product_order AS match_order, rank AS match_rank FROM word_entries\(beyond)
                     ORDER BY rank \(direction), product_order \(direction)
                     """
             } else {
@@ -150,7 +150,7 @@ extension PostgresListing {
                 let limit = statement.parameter(Int64(planner.fewMatchLimit + 1))
                 candidates = """
                     term AS MATERIALIZED (\(word.term)),
-                    entries AS MATERIALIZED (SELECT product_order, rank FROM \(wordsTable) WHERE \(word.entries) LIMIT \(limit)),
+                    entries AS MATERIALIZED (SELECT product_order, rank FROM (\(searchIndex.runEntries(word.entries))) AS entries LIMIT \(limit)),
                     matches AS MATERIALIZED (SELECT product_order AS match_order, MIN(rank) AS match_rank, true AS match_selected
                     FROM entries GROUP BY product_order)
                     """
@@ -180,6 +180,41 @@ extension PostgresListing {
             ) AS page ON true
             """
         return (sql, statement.binds)
+    }
+
+    /// The runs of a whole word that hold its page in the walk's order (`matchesStatement`), as a subquery of the
+    /// runs table: from the run that holds the cursor, or the first, `pageSize + 2` runs at most in the walk's order.
+    /// With a cursor, also the cursor as a row value of parameters, and whether the word has matches behind it.
+    private func wordPageRuns(_ walk: RankedWalk, word: String, runsTable: String, _ statement: inout PostgresConditions) -> (
+        page: String, cursor: String?, behind: String
+    ) {
+        let runs = statement.parameter(Int64(walk.pageSize + 2))
+        let direction = walk.readsAscending ? "ASC" : "DESC"
+        let ordered = "ORDER BY rank \(direction), first_order \(direction) LIMIT \(runs)"
+        guard let start = walk.cursorStart else {
+            return ("SELECT * FROM \(runsTable) WHERE \(word) \(ordered)", nil, "false")
+        }
+        let (rank, order) = (statement.parameter(Int64(start.rank)), statement.parameter(start.order))
+        let cursor = "(\(rank), \(order))"
+        let holding = """
+            SELECT first_order FROM \(runsTable) WHERE \(word) AND rank = \(rank) AND first_order <= \(order) ORDER BY first_order DESC LIMIT 1
+            """
+        guard walk.readsAscending else {
+            // A run that starts before the cursor holds a match before it; one that starts at or past it, or the run
+            // before it reaching it, one at or past it.
+            let reaching = """
+                SELECT 1 FROM (SELECT orders FROM \(runsTable) WHERE \(word) AND rank = \(rank) AND first_order < \(order)
+                ORDER BY first_order DESC LIMIT 1) AS run WHERE run.orders[cardinality(run.orders)] >= \(order)
+                """
+            return (
+                "SELECT * FROM \(runsTable) WHERE \(word) AND (rank, first_order) < \(cursor) \(ordered)", cursor,
+                "(EXISTS (SELECT 1 FROM \(runsTable) WHERE \(word) AND (rank, first_order) >= \(cursor)) OR EXISTS (\(reaching)))"
+            )
+        }
+        return (
+            "SELECT * FROM \(runsTable) WHERE \(word) AND (rank, first_order) >= (\(rank), COALESCE((\(holding)), -1)) \(ordered)", cursor,
+            "EXISTS (SELECT 1 FROM \(runsTable) WHERE \(word) AND (rank, first_order) <= \(cursor))"
+        )
     }
 
     /// What the statement of a page of few matches read (`fewMatchesPage`).
@@ -366,28 +401,39 @@ extension PostgresListing {
     }
 
     /// The best match of each of `leads` (`SearchPlanner.Lead`) that `filters` select, as `LeadingRows`: the first
-    /// entry of the lead's word in the words table's order (its best rank, then the rows' order) whose row matches the
-    /// lead's search, as SQLite finds it rank by rank (`SQLiteSearchIndex.leadingRows`). One statement: a whole word's
-    /// entries are read from the table's key in that order until a row matches; a prefix's are sorted first.
+    /// entry of the lead's word in the words' order (its best rank, then the rows' order) whose row matches the
+    /// lead's search, as SQLite finds it rank by rank (`SQLiteSearchIndex.leadingRows`). One statement: each run of
+    /// the lead's word or typed prefix is asked for its first entry whose row matches, in the runs' order; a whole
+    /// word's runs are disjoint, so the first run that has one holds the best, while a prefix's runs of several words
+    /// interleave, so each is asked and the best of their answers taken.
     func leadingRows(
         _ leads: [SearchPlanner.Lead], filters: PostgresConditions, _ connection: PostgresConnection, store: String, logger: Logger
     ) async throws -> LeadingRows {
-        guard let searchIndex, let wordsTable = searchIndex.wordsTable else { return .none }
+        guard let searchIndex, let runsTable = searchIndex.wordRunsTable else { return .none }
         var statement = filters
         let firstMatches = leads.compactMap { lead -> String? in
-            let entries: String
+            let runs: String
+            let wholeWord: Bool
             switch lead.word.parts.first {
-            case .word(let word): entries = "entry.word = \(statement.parameter(word))"
+            case .word(let word):
+                runs = "run.word = \(statement.parameter(word))"
+                wholeWord = true
             case .prefix(let prefix):
                 let start = statement.parameter(prefix)
-                entries = "entry.word >= \(start) AND entry.word < \(start) || chr(1114111)"
+                runs = "run.word >= \(start) AND run.word < \(start) || chr(1114111)"
+                wholeWord = false
             case .phrase, .anyWord, .anyPrefix, nil: return nil
             }
-            let conditions = [entries, searchIndex.condition(lead.search, &statement)] + filters.clauses
-            return """
-                (SELECT entry.product_order FROM \(wordsTable) AS entry JOIN \(table) ON \(table).\(searchIndex.orderColumn) = entry.product_order
-                WHERE \(conditions.joined(separator: " AND ")) ORDER BY entry.rank, entry.product_order LIMIT 1)
+            let conditions = [searchIndex.condition(lead.search, &statement)] + filters.clauses
+            let firstInRun = """
+                SELECT entry.product_order FROM unnest(run.orders) AS entry (product_order)
+                JOIN \(table) ON \(table).\(searchIndex.orderColumn) = entry.product_order
+                WHERE \(conditions.joined(separator: " AND ")) ORDER BY entry.product_order LIMIT 1
                 """
+            let firsts = "SELECT run.rank, (\(firstInRun)) AS first FROM \(runsTable) AS run WHERE \(runs)"
+            return wholeWord
+                ? "(SELECT first FROM (\(firsts) ORDER BY run.rank, run.first_order) AS firsts WHERE first IS NOT NULL LIMIT 1)"
+                : "(SELECT first FROM (\(firsts)) AS firsts WHERE first IS NOT NULL ORDER BY rank, first LIMIT 1)"
         }
         guard !firstMatches.isEmpty else { return .none }
         let sql = "SELECT array_remove(ARRAY[\(firstMatches.joined(separator: ", "))]::bigint[], NULL) AS leads"

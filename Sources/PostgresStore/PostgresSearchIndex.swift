@@ -11,18 +11,22 @@ struct PostgresSearchIndex {
     /// The column that numbers the rows in the order they were first stored, indexed: a rank's matches are read in
     /// its order (`RankedWalk`). Films are numbered by their key.
     let orderColumn: String
-    /// The table of each row's words (`PostgresSchema.productWords`): `word`, the best `rank` the row holds it in,
-    /// and the row's order as `product_order`, keyed in that order. The matches of one word or one typed prefix, and
-    /// their ranks, are read from its key alone, where the search index would have each row read to tell its rank,
-    /// even for a selective word. Products only: films and categories are few.
-    var wordsTable: String?
+    /// The table of each row's words as runs (`PostgresSchema.wordRuns`): for each `word` and the best `rank` a row
+    /// holds it in, the rows' orders in runs of at most `wordRunLength`, ascending, one row per run (`orders`, from
+    /// `first_order`), keyed by the word, the rank and the run's first order. The matches of one word or one typed
+    /// prefix, and their ranks, are read from it alone, where the search index would have each row read to tell its
+    /// rank, even for a selective word. Products only: films and categories are few.
+    var wordRunsTable: String?
     /// How many products hold each word of `wordsTable` (`PostgresSchema.productWordCounts`): `word` and `products`,
     /// keyed by the word. A whole word's count is one row of it, where counting its entries takes as long as it has
     /// matches.
     var wordCountsTable: String?
 
     static let products = PostgresSearchIndex(
-        fields: .products, orderColumn: "row_order", wordsTable: "product_words", wordCountsTable: "product_word_counts")
+        fields: .products, orderColumn: "row_order", wordRunsTable: "product_word_runs", wordCountsTable: "product_word_counts")
+
+    /// The most orders a run of `wordRunsTable` holds (`PostgresSchema.wordRuns` writes runs of this length).
+    static let wordRunLength = 200
     static let films = PostgresSearchIndex(fields: .films, orderColumn: "episode_id")
     static let categories = PostgresSearchIndex(fields: .categories, orderColumn: "row_order")
 
@@ -75,20 +79,30 @@ struct PostgresSearchIndex {
         return cases.isEmpty ? "0" : "CASE \(cases.joined(separator: " ")) ELSE \(fields.ranks.count - 1) END"
     }
 
-    /// The entries of `wordsTable` that the rows of `rows` (a table or a subquery's name, with `search_vector` and
+    /// The entries of `wordRunsTable` that the rows of `rows` (a table or a subquery's name, with `search_vector` and
     /// the order column) make: each word of each row, with its rank and the row's order.
     func wordEntries(of rows: String) -> String {
         "SELECT word.lexeme, \(wordRankExpression("word.weights")), \(rows).\(orderColumn) FROM \(rows), unnest(\(rows).search_vector) AS word"
     }
 
-    /// How `wordsTable` answers `query` when it is one word or one typed prefix, its text a parameter of
+    /// The entries of `wordRunsTable` as rows: `word`, `rank`, `first_order` (their run's) and `product_order`, of the
+    /// runs `condition` selects (on `word`, `rank` and `first_order`); `runs` is the table itself or a subquery of it.
+    func runEntries(_ condition: String, runs: String? = nil) -> String {
+        let table = runs ?? wordRunsTable ?? ""
+        return """
+            SELECT run.word, run.rank, run.first_order, entry.product_order FROM \(table) AS run, unnest(run.orders) AS entry (product_order)
+            WHERE \(condition)
+            """
+    }
+
+    /// How `wordRunsTable` answers `query` when it is one word or one typed prefix, its text a parameter of
     /// `conditions`; nil for any other search. `term` is a statement of one row that folds the text once (a condition
     /// that folds it itself is evaluated again by each scan that uses it): its `word` is the word or prefix as the
     /// table holds it, and its `one_lexeme` whether the text folds to one lexeme (a word the text search parser splits
     /// has no entry of its own, and the caller reads the search index instead). `entries` selects the entries of the
     /// word or prefix, reading `word` from a CTE named `term`.
     func wordCondition(_ query: SearchQuery, _ conditions: inout PostgresConditions) -> (term: String, entries: String)? {
-        guard wordsTable != nil, query.parts.count == 1 else { return nil }
+        guard wordRunsTable != nil, query.parts.count == 1 else { return nil }
         let text: String
         let entries: String
         switch query.parts[0] {

@@ -75,11 +75,16 @@ struct PostgresStagedProducts {
     }
 
     /// A product's search vector in COPY's text format (`PostgresProductVector`), or null (`\\N`) for the server to
-    /// compute it (migration v15).
-    static func appendVector(of product: Product, writer: inout PostgresProductVector, to buffer: inout ByteBuffer) {
+    /// compute it (migration v15); whether it was written.
+    @discardableResult
+    static func appendVector(of product: Product, writer: inout PostgresProductVector, to buffer: inout ByteBuffer) -> Bool {
         // The stored columns, in the order of `catalog_product_search_vector`'s arguments.
         let texts = [product.name, product.brand ?? "", product.description, product.category]
-        if !writer.write(texts, to: &buffer) { buffer.writeStaticString("\\N") }
+        guard writer.write(texts, to: &buffer) else {
+            buffer.writeStaticString("\\N")
+            return false
+        }
+        return true
     }
 
     /// A product's key and record columns (`PostgresRows.productValues`) in COPY's text format, tab-separated.

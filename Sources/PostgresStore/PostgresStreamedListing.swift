@@ -13,7 +13,7 @@ import PostgresNIO
 /// it waits a bounded time for each batch, past which it rolls back and the run reads the listing whole before
 /// writing it (`StreamedListingAbandoned`); a key given twice ends it the same way.
 ///
-/// Both `products` and `product_words` are filled as copies of themselves that take their places before the commit
+/// Both `products` and `product_word_runs` are filled as copies of themselves that take their places before the commit
 /// (`PostgresTableRebuild`), their indexes built after their rows: readers go on reading the empty tables meanwhile.
 final class PostgresStreamedListing: ImportStaging {
     /// Batches waiting for the transaction: enough to keep it busy while the next page is parsed.
@@ -42,6 +42,7 @@ final class PostgresStreamedListing: ImportStaging {
                 let products = try await PostgresTableRebuild.begin("products", constraintsFirst: true, connection, logger: log.logger)
                 try await products.setTrigger("products_words_insert", enabled: false, connection, logger: log.logger)
                 let alphabet = try await store.searchAlphabet.alphabet(connection, logger: log.logger)
+                var runs = PostgresWordRuns(firstOrder: try await Self.nextOrder(connection, logger: log.logger))
                 var inserted = 0
                 while true {
                     switch try StreamedListingStep(await channel.next(within: longestWait), longestWait: longestWait) {
@@ -49,16 +50,17 @@ final class PostgresStreamedListing: ImportStaging {
                         // Batches that came while the last statement ran go in with this one: a statement's round
                         // trip and planning cost as much as a few hundred rows.
                         while batch.count < Self.largestStatement, let waiting = channel.waitingBatch() { batch += waiting }
-                        try await PostgresProductWriter.insertNew(batch, into: products.copy, source: source, alphabet: alphabet, log: &log)
+                        try await PostgresProductWriter.insertNew(
+                            batch, into: products.copy, source: source, alphabet: alphabet, runs: &runs, log: &log)
                         inserted += batch.count
                     case .end(let end):
                         guard try await end.claim.isHeld(on: connection, logger: log.logger) else {
                             throw ImportClaimLost(source: end.report.source)
                         }
-                        let words = try await Self.finish(products, connection, logger: log.logger)
+                        let runsTable = try await Self.finish(products, runs: &runs, connection, logger: log.logger)
                         let report = try await PostgresCatalogStore.finishImport(
                             end.report, counts: WriteCounts(inserted: inserted), pages: end.pages, log: log)
-                        try await PostgresTableRebuild.replace([products, words], connection, logger: log.logger)
+                        try await PostgresTableRebuild.replace([products, runsTable], connection, logger: log.logger)
                         return report
                     }
                 }
@@ -66,34 +68,39 @@ final class PostgresStreamedListing: ImportStaging {
         }
     }
 
-    /// Builds the products' indexes, then their words and the words' counts; returns the words' table, which takes
-    /// its place with the products' last, just before the commit.
+    /// Builds the products' indexes, then their words' runs and the words' counts; returns the runs' table, which
+    /// takes its place with the products' last, just before the commit.
     ///
-    /// The words are written by one statement after the rows, rather than by the products' insert trigger batch by
-    /// batch, into a `product_words` rebuilt too, keyed after its rows (in place, in the key's order, so that each
-    /// entry goes in after the one before it); their counts are written from them. The products' insert trigger, which
-    /// writes both, is off for those statements alone.
+    /// The runs, gathered as the rows were written (`PostgresWordRuns`), go with one `COPY` into a
+    /// `product_word_runs` rebuilt too, keyed after its rows, rather than by the products' insert trigger batch by
+    /// batch, which is off for the run; their counts are written from them. The rows were numbered by the run, and
+    /// the products' sequence goes on after the last.
     private static func finish(
-        _ products: PostgresTableRebuild, _ connection: PostgresConnection, logger: Logger
+        _ products: PostgresTableRebuild, runs: inout PostgresWordRuns, _ connection: PostgresConnection, logger: Logger
     ) async throws -> PostgresTableRebuild {
+        let next = runs.nextOrder
+        try await connection.query("SELECT setval(pg_get_serial_sequence('products', 'row_order'), \(next), false)", logger: logger)
         try await products.buildIndexes(connection, logger: logger)
-        let words = try await PostgresTableRebuild.begin("product_words", constraintsFirst: false, connection, logger: logger)
+        try await runs.addServersWords(in: products.copy, connection, logger: logger)
+        let runsTable = try await PostgresTableRebuild.begin("product_word_runs", constraintsFirst: false, connection, logger: logger)
+        try await runs.write(into: runsTable.copy, connection, logger: logger)
         try await connection.query(
             PostgresQuery(
                 unsafeSQL: """
-                    INSERT INTO \(words.copy) (word, rank, product_order) \(PostgresSearchIndex.products.wordEntries(of: products.copy))\(
-                        words.isInPlace ? " ORDER BY 1, 2, 3" : "")
-                    """),
-            logger: logger)
-        try await connection.query(
-            PostgresQuery(
-                unsafeSQL: """
-                    INSERT INTO product_word_counts (word, products) SELECT word, COUNT(*) FROM \(words.copy) GROUP BY word ORDER BY 1
+                    INSERT INTO product_word_counts (word, products)
+                    SELECT word, SUM(cardinality(orders)) FROM \(runsTable.copy) GROUP BY word ORDER BY 1
                     ON CONFLICT (word) DO UPDATE SET products = product_word_counts.products + excluded.products
                     """), logger: logger)
-        try await words.buildIndexes(connection, logger: logger)
+        try await runsTable.buildIndexes(connection, logger: logger)
         try await products.setTrigger("products_words_insert", enabled: true, connection, logger: logger)
-        return words
+        return runsTable
+    }
+
+    /// The order the products' sequence gives next, taken: the run numbers its rows from it.
+    private static func nextOrder(_ connection: PostgresConnection, logger: Logger) async throws -> Int64 {
+        let query: PostgresQuery = "SELECT nextval(pg_get_serial_sequence('products', 'row_order'))"
+        for try await order in try await connection.query(query, logger: logger).decode(Int64.self) { return order }
+        throw StreamedListingAbandoned("the products' sequence gave no number")
     }
 
     /// Inserts the batch in the run's transaction once it has room; never reports a replaced record.

@@ -14,7 +14,9 @@ struct PostgresPoolTests {
         let logger = Logger(label: "catalogd-tests") { _ in RecordingLogHandler(lines: lines) }
         let location = try await TestStore.freshDatabase(logger: logger)
         for _ in 0..<3 {
-            let store = try await PostgresCatalogStore.open(location, logger: logger)
+            // Generous, as for every test store: beside the other suites the server may take seconds to start a
+            // session, and the wait is not what is asked here.
+            let store = try await PostgresCatalogStore.open(location, connectionWait: .seconds(20), logger: logger)
             defer { store.close() }
             lines.removeAll()
             let statistics = try await store.withConnections { try await store.statistics() }

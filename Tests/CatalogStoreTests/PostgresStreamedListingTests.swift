@@ -56,7 +56,7 @@ struct PostgresStreamedListingTests {
         #expect(try await store.check().isEmpty)
     }
 
-    /// The listing fills copies of `products` and `product_words` that take their places (`PostgresTableRebuild`): what
+    /// The listing fills copies of `products` and `product_word_runs` that take their places (`PostgresTableRebuild`): what
     /// takes their places has every column, constraint, index, trigger and sequence of a fresh store's, named as they are.
     @Test func aStreamedListingLeavesTheSchemaOfAFreshStore() async throws {
         guard let (temporary, store, claim, report) = try await importing() else { return }
@@ -89,7 +89,7 @@ struct PostgresStreamedListingTests {
         guard let (temporary, store, claim, report) = try await importing() else { return }
         defer { temporary.remove() }
         try await temporary.executeRaw("CREATE VIEW product_names AS SELECT serial_code, name FROM products", [])
-        try await temporary.executeRaw("CREATE VIEW words_held AS SELECT DISTINCT word FROM product_words", [])
+        try await temporary.executeRaw("CREATE VIEW words_held AS SELECT DISTINCT word FROM product_word_runs", [])
         let streamed = try #require(try await store.makeStreamedListing(of: .products))
         _ = try await streamed.stage([(0, try product("A", name: "zebra crossing")), (1, try product("B"))])
         let finished = try await store.completeImport(

@@ -67,5 +67,6 @@ enum PostgresSchema {
         ("v14: a search's words folded in less time", quickerSearchWords),
         ("v15: a product's search vector written with its row", vectorsFromWriters),
         ("v16: a product's words counted by the write of its words", wordCountsFromProducts),
+        ("v17: the words of each product kept as runs", wordRuns),
     ]
 }
