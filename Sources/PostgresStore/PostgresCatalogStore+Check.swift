@@ -64,7 +64,7 @@ extension PostgresCatalogStore {
         let newest = """
             WITH newest AS (SELECT \(index.orderColumn), search_vector FROM \(table) ORDER BY \(index.orderColumn) DESC LIMIT 1000),
             made AS (\(index.wordEntries(of: "newest"))),
-            stored AS (SELECT word, rank, product_order FROM (\(index.runEntries("true"))) AS entries
+            stored AS (SELECT word, rank, product_order FROM (\(index.runEntries("true", runs: runsTable))) AS entries
             WHERE product_order IN (SELECT \(index.orderColumn) FROM newest))
             SELECT ((SELECT COUNT(*) FROM (SELECT * FROM made EXCEPT SELECT * FROM stored) AS missing)
             + (SELECT COUNT(*) FROM (SELECT * FROM stored EXCEPT SELECT * FROM made) AS extra))::bigint

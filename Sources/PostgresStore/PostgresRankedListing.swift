@@ -150,7 +150,7 @@ extension PostgresListing {
                 let limit = statement.parameter(Int64(planner.fewMatchLimit + 1))
                 candidates = """
                     term AS MATERIALIZED (\(word.term)),
-                    entries AS MATERIALIZED (SELECT product_order, rank FROM (\(searchIndex.runEntries(word.entries))) AS entries LIMIT \(limit)),
+                    entries AS MATERIALIZED (SELECT product_order, rank FROM (\(searchIndex.runEntries(word.entries, runs: runsTable))) AS entries LIMIT \(limit)),
                     matches AS MATERIALIZED (SELECT product_order AS match_order, MIN(rank) AS match_rank, true AS match_selected
                     FROM entries GROUP BY product_order)
                     """

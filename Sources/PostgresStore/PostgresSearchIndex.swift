@@ -17,9 +17,9 @@ struct PostgresSearchIndex {
     /// prefix, and their ranks, are read from it alone, where the search index would have each row read to tell its
     /// rank, even for a selective word. Products only: films and categories are few.
     var wordRunsTable: String?
-    /// How many products hold each word of `wordsTable` (`PostgresSchema.productWordCounts`): `word` and `products`,
-    /// keyed by the word. A whole word's count is one row of it, where counting its entries takes as long as it has
-    /// matches.
+    /// How many products hold each word of `wordRunsTable` (`PostgresSchema.productWordCounts`): `word` and
+    /// `products`, keyed by the word. A whole word's count is one row of it, where counting its entries takes as long
+    /// as it has matches.
     var wordCountsTable: String?
 
     static let products = PostgresSearchIndex(
@@ -86,13 +86,12 @@ struct PostgresSearchIndex {
     }
 
     /// The entries of `wordRunsTable` as rows: `word`, `rank`, `first_order` (their run's) and `product_order`, of the
-    /// runs `condition` selects (on `word`, `rank` and `first_order`); `runs` is the table itself or a subquery of it.
-    func runEntries(_ condition: String, runs: String? = nil) -> String {
-        let table = runs ?? wordRunsTable ?? ""
-        return """
-            SELECT run.word, run.rank, run.first_order, entry.product_order FROM \(table) AS run, unnest(run.orders) AS entry (product_order)
-            WHERE \(condition)
-            """
+    /// runs `condition` selects (on `word`, `rank` and `first_order`) among `runs`, the table itself or a subquery of it.
+    func runEntries(_ condition: String, runs: String) -> String {
+        """
+        SELECT run.word, run.rank, run.first_order, entry.product_order FROM \(runs) AS run, unnest(run.orders) AS entry (product_order)
+        WHERE \(condition)
+        """
     }
 
     /// How `wordRunsTable` answers `query` when it is one word or one typed prefix, its text a parameter of

@@ -4,7 +4,7 @@ import PostgresNIO
 /// The first page of a ranked search of one word or one typed prefix without filters, from the table of each
 /// product's words (`PostgresListing.MatchSource.words`), as a statement each connection prepares once: parsing it
 /// took a third of its time at a million products. It runs on connections that plan it once for any word
-/// (`PostgresGenericPlanPool`), which suits it: whatever the word, its entries are a range of the words table's key
+/// (`PostgresGenericPlanPool`), which suits it: whatever the word, its runs are a range of the runs table's key
 /// (`PostgresPlanTests` asks for that plan).
 protocol PostgresWordPage: PostgresPreparedStatement where Row == PostgresRandomAccessRow {
     /// A search of the shape the statement reads: a word, or a typed prefix.

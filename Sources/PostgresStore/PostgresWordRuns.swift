@@ -17,6 +17,10 @@ import PostgresNIO
 /// client core 11 s, and `Int64`s twice the memory.
 struct PostgresWordRuns {
     private let ranks = PostgresSearchIndex.products.fields.ranks.count
+    /// The rank of each searched column, in the order of the vector's weights (`SearchFields.columns`).
+    private let columnRanks = PostgresSearchIndex.products.fields.columns.map { column in
+        PostgresSearchIndex.products.fields.ranks.firstIndex { $0.contains(column) } ?? 0
+    }
     private let firstOrder: Int64
     /// The order the next row written gets.
     private(set) var nextOrder: Int64
@@ -50,11 +54,17 @@ struct PostgresWordRuns {
         return order
     }
 
+    /// Adds the row `order` to the runs of the word of `bytes`, which the row holds first in the searched column
+    /// numbered `column`; after every order before it, as the rows numbered in writing order are.
+    mutating func add(_ bytes: UnsafeBufferPointer<UInt8>, column: Int, order: Int64) {
+        add(bytes, rank: columnRanks[column], order: order, ascending: true)
+    }
+
     /// Adds the row `order` to the runs of the word of `bytes` in `rank`; after orders greater than any before it
-    /// when `ascending`, as the rows numbered in writing order are.
-    mutating func add(_ bytes: UnsafeBufferPointer<UInt8>, rank: Int, order: Int64, ascending inOrder: Bool = true) {
+    /// when `ascending`.
+    private mutating func add(_ bytes: UnsafeBufferPointer<UInt8>, rank: Int, order: Int64, ascending inOrder: Bool) {
         let word = number(of: bytes)
-        orders[word * ranks + min(rank, ranks - 1)].append(UInt32(truncatingIfNeeded: order - firstOrder))
+        orders[word * ranks + rank].append(UInt32(truncatingIfNeeded: order - firstOrder))
         if !inOrder { ascending[word] = false }
     }
 

@@ -578,7 +578,7 @@ extension SearchTests {
             request.cursor = page.previousCursor
         }
         #expect(back == expected.reversed())
-        // Every page of the walk there and back was read by one statement on the words table.
+        // Every page of the walk there and back was read by one statement on the words' runs.
         let sources = lines.all.compactMap { line in
             line.firstRange(of: "search.source=").map { String(line[$0.upperBound...].prefix(while: \.isLetter)) }
         }
@@ -588,9 +588,9 @@ extension SearchTests {
     }
 
     /// A whole word the sets count with more matches than are sorted at once: its first page is read from its best
-    /// rank alone, with the sets' count, and the pages from a cursor from the words table's key, not walked rank by
+    /// rank alone, with the sets' count, and the pages from a cursor from the word's runs, not walked rank by
     /// rank (at a million products, a word of 30,000 matches walked took 148 ms).
-    @Test func aWordTheSetsCountReadsItsFirstPageFromItsBestRankAndTheRestFromTheWordsKey() async throws {
+    @Test func aWordTheSetsCountReadsItsFirstPageFromItsBestRankAndTheRestFromItsRuns() async throws {
         guard let (temporary, traced, lines) = try await Self.tracedPostgresStore(fewMatchLimit: 3) else { return }
         defer { temporary.remove() }
         var store = traced
@@ -709,6 +709,131 @@ extension SearchTests {
         #expect(try await migrated.products(ProductFilter(search: "lamp "), page: PageRequest()).count == 1)
         #expect(try await migrated.products(ProductFilter(search: "chair "), page: PageRequest()).count == 3)
         #expect(try await migrated.check().isEmpty)
+    }
+
+    /// A word held by more products than a run holds (`PostgresSearchIndex.wordRunLength`), in two ranks, written by a
+    /// streamed first import and then changed in the middle, before its first run and past its last: its pages, read
+    /// forwards and back from every cursor, are the matches in page order as the rows tell them, and `check` finds its
+    /// runs as the vectors make them at each stage.
+    @Test func aWordOfManyRunsIsPagedAndWrittenAgainExactly() async throws {
+        guard StoreBackend.available.contains(.postgres) else { return }
+        let temporary = try await TestStore.open(.postgres)
+        defer { temporary.remove() }
+        let store = try #require(temporary.store as? PostgresCatalogStore)
+        func product(_ index: Int, named: Bool) throws -> Product {
+            Product(
+                serialCode: String(format: "K%04d", index), name: named ? "lamp \(index)" : "chair \(index)",
+                description: named ? "" : "a lamp beside it", category: "c", price: try Price(parsing: "1"))
+        }
+        guard case .claimed(let claim) = try await store.claimImport(of: .products) else {
+            Issue.record("the products' import claim was refused")
+            return
+        }
+        let report = try await store.beginImport(source: .products)
+        let streamed = try #require(try await store.makeStreamedListing(of: .products))
+        _ = try await streamed.stage(try (0..<450).map { ($0, try product($0, named: $0 % 3 == 0)) })
+        _ = try await store.completeImport(report, listing: CompletedListing(records: .stagedProducts(streamed), pages: []), under: claim)
+        await streamed.discard()
+        await claim.release()
+        func matches() async throws -> [String] {
+            try await store.transaction(.read) { connection in
+                let query: PostgresQuery = """
+                    SELECT serial_code FROM products WHERE search_vector @@ to_tsquery('simple', 'lamp') ORDER BY CASE
+                    WHEN search_vector @@ to_tsquery('simple', 'lamp:A') THEN 0 WHEN search_vector @@ to_tsquery('simple', 'lamp:AB') THEN 1
+                    ELSE 2 END, row_order
+                    """
+                var keys: [String] = []
+                for try await key in try await connection.query(query, logger: store.logger).decode(String.self) { keys.append(key) }
+                return keys
+            }
+        }
+        // The length of each of the word's runs, in the key's order.
+        func runs() async throws -> [Int] {
+            try await store.transaction(.read) { connection in
+                var lengths: [Int] = []
+                let query: PostgresQuery = "SELECT cardinality(orders) FROM product_word_runs WHERE word = 'lamp' ORDER BY rank, first_order"
+                for try await length in try await connection.query(query, logger: store.logger).decode(Int.self) { lengths.append(length) }
+                return lengths
+            }
+        }
+        func expectPagesAndCheck(_ stage: String) async throws {
+            let expected = try await matches()
+            var forwards: [String] = []
+            var request = PageRequest(pageSize: 7)
+            var last: Page<[ProductRow]>?
+            for _ in 0..<200 {
+                let page = try await store.products(ProductFilter(search: "lamp "), page: request)
+                #expect(page.count == expected.count, "\(stage)")
+                forwards += page.rows.map(\.product.serialCode)
+                last = page
+                guard let next = page.nextCursor else { break }
+                request.cursor = next
+            }
+            #expect(forwards == expected, "\(stage)")
+            var backwards = Array(last?.rows.map(\.product.serialCode).reversed() ?? [])
+            request.cursor = last?.previousCursor
+            for _ in 0..<200 {
+                guard request.cursor != nil else { break }
+                let page = try await store.products(ProductFilter(search: "lamp "), page: request)
+                backwards += page.rows.map(\.product.serialCode).reversed()
+                request.cursor = page.previousCursor
+            }
+            #expect(backwards == expected.reversed(), "\(stage)")
+            #expect(try await store.check().isEmpty, "\(stage)")
+        }
+        // 150 products hold it in their names, 300 in their descriptions.
+        #expect(try await runs() == [150, 200, 100])
+        try await expectPagesAndCheck("after the first import")
+        // The first product of its names' run and thirty in the middle of its descriptions' runs go; one product
+        // moves from descriptions to names, another from names to no match.
+        _ = try await store.deleteProduct(serialCode: "K0000", author: "api")
+        for index in stride(from: 202, to: 292, by: 3) {
+            _ = try await store.deleteProduct(serialCode: String(format: "K%04d", index), author: "api")
+        }
+        _ = try await store.upsertProducts([try product(100, named: true), try product(3, named: false)], author: "api")
+        var renamed = try product(6, named: true)
+        renamed.name = "chair 6"
+        _ = try await store.upsertProducts([renamed], author: "api")
+        #expect(try await runs() == [148, 170, 100])
+        try await expectPagesAndCheck("after deletions and renames")
+        // 250 more past the last: the last run of descriptions, 350 long, is split into two of equal length.
+        _ = try await store.upsertProducts(try (450..<700).map { try product($0, named: false) }, author: "api")
+        #expect(try await runs() == [148, 170, 175, 175])
+        try await expectPagesAndCheck("after products added past the last run")
+    }
+
+    /// `check` finds runs of a word that are not what the store writes: two runs that overlap, and a run out of order,
+    /// though they hold the very entries the vectors make.
+    @Test func checkFindsRunsThatOverlapOrAreOutOfOrder() async throws {
+        guard StoreBackend.available.contains(.postgres) else { return }
+        let temporary = try await TestStore.open(.postgres)
+        defer { temporary.remove() }
+        _ = try await temporary.store.upsertProducts(
+            try (0..<3).map { Product(serialCode: "D\($0)", name: "desk \($0)", category: "c", price: try Price(parsing: "1")) }, author: "api")
+        #expect(try await temporary.store.check().isEmpty)
+        let problem = "search words of products: 1 runs are not ascending from their first order within their length and before the next"
+        let orders = "(SELECT array_agg(row_order ORDER BY row_order) FROM products)"
+        try await temporary.executeRaw("DELETE FROM product_word_runs WHERE word = 'desk'", [])
+        try await temporary.executeRaw(
+            """
+            WITH held AS (SELECT \(orders) AS orders) INSERT INTO product_word_runs (word, rank, first_order, orders)
+            SELECT 'desk', 0, orders[1], ARRAY[orders[1], orders[3]] FROM held UNION ALL SELECT 'desk', 0, orders[2], ARRAY[orders[2]] FROM held
+            """, [])
+        #expect(try await temporary.store.check() == [problem])
+        try await temporary.executeRaw("DELETE FROM product_word_runs WHERE word = 'desk'", [])
+        try await temporary.executeRaw(
+            """
+            WITH held AS (SELECT \(orders) AS orders) INSERT INTO product_word_runs (word, rank, first_order, orders)
+            SELECT 'desk', 0, orders[1], ARRAY[orders[1], orders[3], orders[2]] FROM held
+            """, [])
+        #expect(try await temporary.store.check() == [problem])
+    }
+
+    /// Migration v17's SQL takes the history lock by its number, literal as a migration is: it is still the number
+    /// catalogd's writes take (`PostgresLock.history`).
+    @Test func theWordRunsMigrationTakesTheHistoryLock() {
+        let statements = PostgresSchema.wordRuns.joined(separator: "\n")
+        #expect(statements.contains("pg_advisory_xact_lock(\(PostgresLock.history))"))
     }
 
     /// `check` compares the table of each product's words with the rows (PostgreSQL): here, behind the store's back,

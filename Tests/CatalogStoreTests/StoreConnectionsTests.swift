@@ -29,7 +29,10 @@ struct StoreConnectionsTests {
     @Test func closeEndsAPoolRunByHand() async throws {
         guard StoreBackend.available.contains(.postgres) else { return }
         let logger = Logger(label: "catalogd-tests")
-        let store = try await PostgresCatalogStore.open(try await TestStore.freshDatabase(logger: logger), logger: logger)
+        // Generous, as for every test store: beside the other suites the server may take seconds to start a session,
+        // and the wait is not what is asked here.
+        let store = try await PostgresCatalogStore.open(
+            try await TestStore.freshDatabase(logger: logger), connectionWait: .seconds(20), logger: logger)
         async let running: Void = store.runConnections()
         #expect(try await store.versions().lastSeq == 0)
         store.close()
