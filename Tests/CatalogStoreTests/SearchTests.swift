@@ -273,27 +273,7 @@ struct SearchTests {
         }
         /// Walks every page of `filter` forwards, then back from the last, against `expected`.
         func walk(_ filter: ProductFilter, expected: [String], _ name: String) async throws {
-            var walked: [String] = []
-            var request = PageRequest(pageSize: 4)
-            var last: Page<[ProductRow]>?
-            for _ in 0..<100 {
-                let page = try await store.products(filter, page: request)
-                #expect(page.count == expected.count, "count of \(name)")
-                walked += page.rows.map(\.product.serialCode)
-                last = page
-                guard let next = page.nextCursor else { break }
-                request.cursor = next
-            }
-            #expect(walked == expected, "\(name)")
-            request.cursor = last?.previousCursor
-            var back = last?.rows.map(\.product.serialCode).reversed() ?? []
-            for _ in 0..<100 {
-                guard request.cursor != nil else { break }
-                let page = try await store.products(filter, page: request)
-                back += page.rows.map(\.product.serialCode).reversed()
-                request.cursor = page.previousCursor
-            }
-            #expect(back == expected.reversed(), "\(name) walked back")
+            try await Self.expectWalk(store, filter, pageSize: 4, expected: expected, name)
         }
         func compare(_ stage: String) async throws {
             try await compareOnce(stage)
@@ -391,6 +371,33 @@ struct SearchTests {
 
 extension SearchTests {
     /// Runs an import of `listing`, as the importer does.
+    /// Walks every page of `filter` forwards, then back from the last, expecting `expected` and its count.
+    static func expectWalk(
+        _ store: some CatalogStore, _ filter: ProductFilter, pageSize: Int, expected: [String], _ name: String
+    ) async throws {
+        var walked: [String] = []
+        var request = PageRequest(pageSize: pageSize)
+        var last: Page<[ProductRow]>?
+        for _ in 0..<1_000 {
+            let page = try await store.products(filter, page: request)
+            #expect(page.count == expected.count, "count of \(name)")
+            walked += page.rows.map(\.product.serialCode)
+            last = page
+            guard let next = page.nextCursor else { break }
+            request.cursor = next
+        }
+        #expect(walked == expected, "\(name)")
+        request.cursor = last?.previousCursor
+        var back = last?.rows.map(\.product.serialCode).reversed() ?? []
+        for _ in 0..<1_000 {
+            guard request.cursor != nil else { break }
+            let page = try await store.products(filter, page: request)
+            back += page.rows.map(\.product.serialCode).reversed()
+            request.cursor = page.previousCursor
+        }
+        #expect(back == expected.reversed(), "\(name) walked back")
+    }
+
     static func importListing(_ listing: [Product], into store: any CatalogStore) async throws {
         guard case .claimed(let claim) = try await store.claimImport(of: .products) else {
             throw ForeignImportPart("import claim", store: "a store whose products claim was refused")
@@ -757,28 +764,7 @@ extension SearchTests {
             }
         }
         func expectPagesAndCheck(_ stage: String) async throws {
-            let expected = try await matches()
-            var forwards: [String] = []
-            var request = PageRequest(pageSize: 7)
-            var last: Page<[ProductRow]>?
-            for _ in 0..<200 {
-                let page = try await store.products(ProductFilter(search: "lamp "), page: request)
-                #expect(page.count == expected.count, "\(stage)")
-                forwards += page.rows.map(\.product.serialCode)
-                last = page
-                guard let next = page.nextCursor else { break }
-                request.cursor = next
-            }
-            #expect(forwards == expected, "\(stage)")
-            var backwards = Array(last?.rows.map(\.product.serialCode).reversed() ?? [])
-            request.cursor = last?.previousCursor
-            for _ in 0..<200 {
-                guard request.cursor != nil else { break }
-                let page = try await store.products(ProductFilter(search: "lamp "), page: request)
-                backwards += page.rows.map(\.product.serialCode).reversed()
-                request.cursor = page.previousCursor
-            }
-            #expect(backwards == expected.reversed(), "\(stage)")
+            try await Self.expectWalk(store, ProductFilter(search: "lamp "), pageSize: 7, expected: try await matches(), stage)
             #expect(try await store.check().isEmpty, "\(stage)")
         }
         // 150 products hold it in their names, 300 in their descriptions.
