@@ -77,13 +77,13 @@ struct PostgresProductVector {
     }
 
     /// Adds each word of the vector `write` last wrote to `runs`, once, with the first column that holds it (the first
-    /// of its positions, which `write` sorted), as the row `order`.
-    func addWords(of order: Int64, to runs: inout PostgresWordRuns) {
+    /// of its positions, which `write` sorted), as the row `runs` numbered last.
+    func addWords(to runs: inout PostgresWordRuns) {
         bytes.withUnsafeBufferPointer { words in
             for index in tokens.indices where index == 0 || Self.compare(words, tokens[index - 1], tokens[index]) != 0 {
                 let token = tokens[index]
                 let word = UnsafeBufferPointer(rebasing: words[Int(token.start)..<Int(token.start + token.count)])
-                runs.add(word, column: Int(token.column), order: order)
+                runs.add(word, column: Int(token.column))
             }
         }
     }

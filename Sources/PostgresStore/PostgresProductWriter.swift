@@ -77,19 +77,22 @@ struct PostgresProductWriter {
 
     static let listingWorkMemory = "64MB"
 
-    /// Inserts `products`, and their history rows numbered from the log's next seq, into `table`, the products table
-    /// a streamed listing fills (`PostgresTableRebuild`), which had none of them: a key there already (given twice)
-    /// fails it. Both go in with `COPY`, which PostgreSQL loads without planning a statement or decoding parameters.
+    /// New products and their history rows, as the text `COPY` reads (`encodeNew`), sent by `copyNew`.
+    struct EncodedProducts: Sendable {
+        var rows = ByteBuffer()
+        var history = ByteBuffer()
+    }
+
+    /// Encodes `products`, and their history rows numbered from the log's next seq (which the log then counts as
+    /// recorded), for `copyNew`: with no statement sent, so that the next batch is encoded while the last is written.
     /// Each row carries its search vector when `alphabet` tells it, and the server computes the others'. Each row is
     /// numbered (`row_order`) by `runs`, which gathers its words.
-    static func insertNew(
-        _ products: [Product], into table: String, source: FeedSource, alphabet: PostgresSearchAlphabet, runs: inout PostgresWordRuns,
-        log: inout PostgresChangeLog
-    ) async throws {
-        guard !products.isEmpty else { return }
-        var rows = ByteBuffer()
+    static func encodeNew(
+        _ products: [Product], source: FeedSource, alphabet: PostgresSearchAlphabet, runs: inout PostgresWordRuns, log: inout PostgresChangeLog
+    ) -> EncodedProducts {
+        var encoded = EncodedProducts()
+        guard !products.isEmpty else { return encoded }
         var vectors = PostgresProductVector(alphabet: alphabet)
-        var history = ByteBuffer()
         // Every history row has the same entity, operation, author and time: written out once.
         var entity = ByteBuffer()
         PostgresStagedProducts.appendField(Change.Entity.product.rawValue, to: &entity)
@@ -101,31 +104,39 @@ struct PostgresProductWriter {
         }
         for (offset, product) in products.enumerated() {
             let seq = String(log.nextSeq + Int64(offset))
-            PostgresStagedProducts.appendRecord(product, to: &rows)
-            rows.writeString("\t\(source.rawValue)\t\(seq)\t")
-            let written = PostgresStagedProducts.appendVector(of: product, writer: &vectors, to: &rows)
+            PostgresStagedProducts.appendRecord(product, to: &encoded.rows)
+            encoded.rows.writeString("\t\(source.rawValue)\t\(seq)\t")
+            let written = PostgresStagedProducts.appendVector(of: product, writer: &vectors, to: &encoded.rows)
             let order = runs.numberRow(vectorWritten: written)
-            if written { vectors.addWords(of: order, to: &runs) }
-            rows.writeString("\t\(order)\n")
-            history.writeString("\(seq)\t")
-            history.writeImmutableBuffer(entity)
-            PostgresStagedProducts.appendField(product.serialCode, to: &history)
-            history.writeInteger(UInt8(ascii: "\t"))
-            history.writeImmutableBuffer(historyTail)
-            history.writeInteger(UInt8(ascii: "\n"))
+            if written { vectors.addWords(to: &runs) }
+            encoded.rows.writeString("\t\(order)\n")
+            encoded.history.writeString("\(seq)\t")
+            encoded.history.writeImmutableBuffer(entity)
+            PostgresStagedProducts.appendField(product.serialCode, to: &encoded.history)
+            encoded.history.writeInteger(UInt8(ascii: "\t"))
+            encoded.history.writeImmutableBuffer(historyTail)
+            encoded.history.writeInteger(UInt8(ascii: "\n"))
         }
+        log.recorded(.product, count: products.count)
+        return encoded
+    }
+
+    /// Inserts the products `encodeNew` encoded into `table`, the products table a streamed listing fills
+    /// (`PostgresTableRebuild`), which had none of them, and their history rows: a key there already (given twice)
+    /// fails it. Both go in with `COPY`, which PostgreSQL loads without planning a statement or decoding parameters.
+    static func copyNew(_ encoded: EncodedProducts, into table: String, _ connection: PostgresConnection, logger: Logger) async throws {
+        guard encoded.rows.readableBytes > 0 else { return }
         do {
-            try await log.connection.copyFrom(
+            try await connection.copyFrom(
                 table: table, columns: ["serial_code"] + PostgresRows.productValues + ["source", "changed_seq", "search_vector", "row_order"],
-                logger: log.logger
-            ) { try await $0.write(rows) }
-            try await log.connection.copyFrom(table: "changes", columns: ["seq", "entity", "key", "op", "author", "at"], logger: log.logger) {
-                try await $0.write(history)
+                logger: logger
+            ) { try await $0.write(encoded.rows) }
+            try await connection.copyFrom(table: "changes", columns: ["seq", "entity", "key", "op", "author", "at"], logger: logger) {
+                try await $0.write(encoded.history)
             }
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
             throw StreamedListingAbandoned("a key came twice (\(PostgresFailure.describe(error)))")
         }
-        log.recorded(.product, count: products.count)
     }
 
     /// The staged rows of the listing whose id is `$1`.

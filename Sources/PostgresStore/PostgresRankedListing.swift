@@ -183,16 +183,30 @@ extension PostgresListing {
     }
 
     /// The runs of a whole word that hold its page in the walk's order (`matchesStatement`), as a subquery of the
-    /// runs table: from the run that holds the cursor, or the first, `pageSize + 2` runs at most in the walk's order.
-    /// With a cursor, also the cursor as a row value of parameters, and whether the word has matches behind it.
+    /// runs table: from the run that holds the cursor, or the first, as many as hold the page's matches and the one
+    /// after it, and `pageSize + 2` at most in the walk's order (`coveringPage`). With a cursor, also the cursor as a
+    /// row value of parameters, and whether the word has matches behind it.
     private func wordPageRuns(_ walk: RankedWalk, word: String, runsTable: String, _ statement: inout PostgresConditions) -> (
         page: String, cursor: String?, behind: String
     ) {
         let runs = statement.parameter(Int64(walk.pageSize + 2))
         let direction = walk.readsAscending ? "ASC" : "DESC"
-        let ordered = "ORDER BY rank \(direction), first_order \(direction) LIMIT \(runs)"
+        let walked = "rank \(direction), first_order \(direction)"
+        let ordered = "ORDER BY \(walked) LIMIT \(runs)"
+        // The first run may hold no match past the cursor; each after it holds as many as it has: the runs after the
+        // first are read while those before them hold fewer than the page needs. Full runs of 200 hold a page of 20
+        // in two, where the bound alone read 22 (4,400 entries, sorted). The page needs one match more than its size,
+        // one fewer than the bound.
+        let coveringPage = { (selected: String) in
+            """
+            SELECT * FROM (SELECT selected.*, SUM(cardinality(orders)) OVER walked - cardinality(orders)
+            - first_value(cardinality(orders)) OVER walked AS page_entries_before
+            FROM (\(selected)) AS selected WINDOW walked AS (ORDER BY \(walked) ROWS UNBOUNDED PRECEDING)) AS runs
+            WHERE page_entries_before < \(runs) - 1
+            """
+        }
         guard let start = walk.cursorStart else {
-            return ("SELECT * FROM \(runsTable) WHERE \(word) \(ordered)", nil, "false")
+            return (coveringPage("SELECT * FROM \(runsTable) WHERE \(word) \(ordered)"), nil, "false")
         }
         let (rank, order) = (statement.parameter(Int64(start.rank)), statement.parameter(start.order))
         let cursor = "(\(rank), \(order))"
@@ -207,12 +221,13 @@ extension PostgresListing {
                 ORDER BY first_order DESC LIMIT 1) AS run WHERE run.orders[cardinality(run.orders)] >= \(order)
                 """
             return (
-                "SELECT * FROM \(runsTable) WHERE \(word) AND (rank, first_order) < \(cursor) \(ordered)", cursor,
+                coveringPage("SELECT * FROM \(runsTable) WHERE \(word) AND (rank, first_order) < \(cursor) \(ordered)"), cursor,
                 "(EXISTS (SELECT 1 FROM \(runsTable) WHERE \(word) AND (rank, first_order) >= \(cursor)) OR EXISTS (\(reaching)))"
             )
         }
         return (
-            "SELECT * FROM \(runsTable) WHERE \(word) AND (rank, first_order) >= (\(rank), COALESCE((\(holding)), -1)) \(ordered)", cursor,
+            coveringPage("SELECT * FROM \(runsTable) WHERE \(word) AND (rank, first_order) >= (\(rank), COALESCE((\(holding)), -1)) \(ordered)"),
+            cursor,
             "EXISTS (SELECT 1 FROM \(runsTable) WHERE \(word) AND (rank, first_order) <= \(cursor))"
         )
     }

@@ -12,9 +12,10 @@ import PostgresNIO
 /// arrive ascending. A row whose vector the server computes has its words read from the server before the runs are
 /// written, and the words it holds are sorted again.
 ///
-/// Words are found by their bytes in a table of their own (open addressing on an FNV-1a hash), and orders kept as
-/// offsets from the first: a `String` and a dictionary lookup for each of 25 million entries took the import's one
-/// client core 11 s, and `Int64`s twice the memory.
+/// Words are found by their bytes in a table of their own (open addressing on an FNV-1a hash), and each row's entries
+/// are kept in one flat array, in the rows' order, as the number of the word and rank they go to: sorted into runs by
+/// counting once, when they are written. A `String` and a dictionary lookup for each of 25 million entries took the
+/// import's one client core 11 s; an array of orders for each word and rank, appended to, 8-9 s and twice the memory.
 struct PostgresWordRuns {
     private let ranks = PostgresSearchIndex.products.fields.ranks.count
     /// The rank of each searched column, in the order of the vector's weights (`SearchFields.columns`).
@@ -33,11 +34,14 @@ struct PostgresWordRuns {
     private var wordHashes: [UInt64] = []
     /// The words' numbers by hash, -1 where none; a power of two long, at most half full.
     private var slots = [Int32](repeating: -1, count: 1 << 16)
-    /// Each word's orders of each rank (at `word * ranks + rank`), as offsets from `firstOrder` (an import of four
-    /// billion rows would need hundreds of gigabytes here first).
-    private var orders: [[UInt32]] = []
-    /// Whether each word's orders are still ascending.
-    private var ascending: [Bool] = []
+    /// The entries of the rows numbered here, row after row: each the list it goes to, `word * ranks + rank`.
+    private var entries: [UInt32] = []
+    /// Where each row's entries start in `entries`, the row numbered `firstOrder + n` at `n`.
+    private var rowStarts: [Int] = []
+    /// Entries of the rows whose words the server computed, which come in no order of rows: their list, and their
+    /// row's order as an offset from `firstOrder` (an import of four billion rows would need hundreds of gigabytes
+    /// here first).
+    private var laterEntries: [(list: UInt32, offset: UInt32)] = []
 
     /// Runs of rows numbered from `firstOrder`.
     init(firstOrder: Int64) {
@@ -50,22 +54,15 @@ struct PostgresWordRuns {
     mutating func numberRow(vectorWritten: Bool) -> Int64 {
         let order = nextOrder
         nextOrder += 1
+        rowStarts.append(entries.count)
         if !vectorWritten { leftToServer.append(order) }
         return order
     }
 
-    /// Adds the row `order` to the runs of the word of `bytes`, which the row holds first in the searched column
-    /// numbered `column`; after every order before it, as the rows numbered in writing order are.
-    mutating func add(_ bytes: UnsafeBufferPointer<UInt8>, column: Int, order: Int64) {
-        add(bytes, rank: columnRanks[column], order: order, ascending: true)
-    }
-
-    /// Adds the row `order` to the runs of the word of `bytes` in `rank`; after orders greater than any before it
-    /// when `ascending`.
-    private mutating func add(_ bytes: UnsafeBufferPointer<UInt8>, rank: Int, order: Int64, ascending inOrder: Bool) {
-        let word = number(of: bytes)
-        orders[word * ranks + rank].append(UInt32(truncatingIfNeeded: order - firstOrder))
-        if !inOrder { ascending[word] = false }
+    /// Adds the row numbered last to the runs of the word of `bytes`, which the row holds first in the searched column
+    /// numbered `column`.
+    mutating func add(_ bytes: UnsafeBufferPointer<UInt8>, column: Int) {
+        entries.append(UInt32(truncatingIfNeeded: number(of: bytes) * ranks + columnRanks[column]))
     }
 
     /// The number of the word of `bytes`, which it gets when it is new.
@@ -83,8 +80,6 @@ struct PostgresWordRuns {
         wordBytes.append(contentsOf: bytes)
         wordStarts.append(wordBytes.count)
         wordHashes.append(hash)
-        orders.append(contentsOf: repeatElement([], count: ranks))
-        ascending.append(true)
         slots[slot] = Int32(word)
         if wordHashes.count * 2 > slots.count { grow() }
         return word
@@ -120,24 +115,55 @@ struct PostgresWordRuns {
         let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
         for try await (word, rank, order) in rows.decode((String, Int, Int64).self) {
             var word = word
-            word.withUTF8 { add($0, rank: rank, order: order, ascending: false) }
+            let list = word.withUTF8 { number(of: $0) * ranks + rank }
+            laterEntries.append((UInt32(truncatingIfNeeded: list), UInt32(truncatingIfNeeded: order - firstOrder)))
         }
+    }
+
+    /// Each list's orders, as offsets from `firstOrder`, ascending: sorted by counting, the rows' entries in their
+    /// order and then the server's, which are sorted again in the lists they reach. Where each list's orders start
+    /// (`starts`, one more than the lists, the last the end).
+    private func sortedOrders() -> (orders: [UInt32], starts: [Int]) {
+        let lists = wordHashes.count * ranks
+        var starts = [Int](repeating: 0, count: lists + 1)
+        for list in entries { starts[Int(list) + 1] += 1 }
+        for entry in laterEntries { starts[Int(entry.list) + 1] += 1 }
+        for list in 0..<lists { starts[list + 1] += starts[list] }
+        var next = starts
+        var orders = [UInt32](repeating: 0, count: entries.count + laterEntries.count)
+        for (row, start) in rowStarts.enumerated() {
+            let end = row + 1 < rowStarts.count ? rowStarts[row + 1] : entries.count
+            for index in start..<end {
+                let list = Int(entries[index])
+                orders[next[list]] = UInt32(truncatingIfNeeded: row)
+                next[list] += 1
+            }
+        }
+        var reached = Set<Int>()
+        for entry in laterEntries {
+            let list = Int(entry.list)
+            orders[next[list]] = entry.offset
+            next[list] += 1
+            reached.insert(list)
+        }
+        for list in reached { orders[starts[list]..<starts[list + 1]].sort() }
+        return (orders, starts)
     }
 
     /// Writes every run into `table` (`word`, `rank`, `first_order`, `orders`), in runs of at most
     /// `PostgresSearchIndex.wordRunLength`, with `COPY`, a few megabytes at a time.
     func write(into table: String, _ connection: PostgresConnection, logger: Logger) async throws {
         let length = PostgresSearchIndex.wordRunLength
+        let (orders, starts) = sortedOrders()
         try await connection.copyFrom(table: table, columns: ["word", "rank", "first_order", "orders"], logger: logger) { writer in
             var buffer = ByteBuffer()
             for word in wordHashes.indices {
                 var escaped = ByteBuffer()
                 PostgresStagedProducts.appendField(String(decoding: wordBytes[wordStarts[word]..<wordStarts[word + 1]], as: UTF8.self), to: &escaped)
                 for rank in 0..<ranks {
-                    let held = orders[word * ranks + rank]
-                    let sorted = ascending[word] ? held : held.sorted()
-                    for start in stride(from: sorted.startIndex, to: sorted.endIndex, by: length) {
-                        let run = sorted[start..<min(start + length, sorted.endIndex)]
+                    let list = word * ranks + rank
+                    for start in stride(from: starts[list], to: starts[list + 1], by: length) {
+                        let run = orders[start..<min(start + length, starts[list + 1])]
                         buffer.writeImmutableBuffer(escaped)
                         buffer.writeString("\t\(rank)\t\(firstOrder + Int64(run[start]))\t{")
                         for (offset, order) in run.enumerated() {
