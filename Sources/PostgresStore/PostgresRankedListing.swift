@@ -121,41 +121,30 @@ extension PostgresListing {
                 """
             candidateCount = "(SELECT COUNT(*) FROM matches)"
         case .words:
-            guard let runsTable = searchIndex.wordRunsTable, filters.clauses.isEmpty, let word = searchIndex.wordCondition(search, &statement)
+            // A typed prefix's words are merged by `prefixPage`.
+            guard SearchPlanner.isWholeWord(search), let runsTable = searchIndex.wordRunsTable, let wordCountsTable = searchIndex.wordCountsTable,
+                filters.clauses.isEmpty, let word = searchIndex.wordCondition(search, &statement)
             else { return nil }
-            if SearchPlanner.isWholeWord(search), let wordCountsTable = searchIndex.wordCountsTable {
-                // The word's runs are its matches in the walk's order, and their number is kept: the page reads the
-                // runs it shows and one more at each end at most, whatever the word (each run holds one match at
-                // least, so that many runs hold the page).
-                let kept = "SELECT products FROM \(wordCountsTable) WHERE word = (SELECT word FROM term)"
-                let runs = wordPageRuns(walk, word: word.entries, runsTable: runsTable, &statement)
-                candidates = """
-                    term AS MATERIALIZED (\(word.term)),
-                    counted AS MATERIALIZED (SELECT COALESCE((\(kept)), 0) AS matches),
-                    word_entries AS MATERIALIZED (\(searchIndex.runEntries("true", runs: "(\(runs.page))")))
-                    """
-                candidateCount = "CASE WHEN (SELECT one_lexeme FROM term) THEN (SELECT matches FROM counted) ELSE -1 END"
-                selectedCount = "(SELECT matches FROM counted)"
-                var beyond = ""
-                if let cursor = runs.cursor {
-                    beyond = " WHERE (rank, product_order) \(walk.readsAscending ? ">" : "<") \(cursor)"
-                    behind = runs.behind
-                }
-                pageMatches = """
-                    SELECT product_order AS match_order, rank AS match_rank FROM word_entries\(beyond)
-                    ORDER BY rank \(direction), product_order \(direction)
-                    """
-            } else {
-                // A row holding several words of a prefix has an entry for each: its rank is their best.
-                let limit = statement.parameter(Int64(planner.fewMatchLimit + 1))
-                candidates = """
-                    term AS MATERIALIZED (\(word.term)),
-                    entries AS MATERIALIZED (SELECT product_order, rank FROM (\(searchIndex.runEntries(word.entries, runs: runsTable))) AS entries LIMIT \(limit)),
-                    matches AS MATERIALIZED (SELECT product_order AS match_order, MIN(rank) AS match_rank, true AS match_selected
-                    FROM entries GROUP BY product_order)
-                    """
-                candidateCount = "CASE WHEN (SELECT one_lexeme FROM term) THEN (SELECT COUNT(*) FROM entries) ELSE -1 END"
+            // The word's runs are its matches in the walk's order, and their number is kept: the page reads the runs
+            // that hold it (`wordPageRuns`), whatever the word.
+            let kept = "SELECT products FROM \(wordCountsTable) WHERE word = (SELECT word FROM term)"
+            let runs = wordPageRuns(walk, word: word.entries, runsTable: runsTable, &statement)
+            candidates = """
+                term AS MATERIALIZED (\(word.term)),
+                counted AS MATERIALIZED (SELECT COALESCE((\(kept)), 0) AS matches),
+                word_entries AS MATERIALIZED (\(searchIndex.runEntries("true", runs: "(\(runs.page))")))
+                """
+            candidateCount = "CASE WHEN (SELECT one_lexeme FROM term) THEN (SELECT matches FROM counted) ELSE -1 END"
+            selectedCount = "(SELECT matches FROM counted)"
+            var beyond = ""
+            if let cursor = runs.cursor {
+                beyond = " WHERE (rank, product_order) \(walk.readsAscending ? ">" : "<") \(cursor)"
+                behind = runs.behind
             }
+            pageMatches = """
+                SELECT product_order AS match_order, rank AS match_rank FROM word_entries\(beyond)
+                ORDER BY rank \(direction), product_order \(direction)
+                """
         }
         if pageMatches == nil, let cursor = walk.cursorPosition {
             let position = "(match_rank::bigint << \(RankedWalk.orderBits)) | match_order"
@@ -307,10 +296,15 @@ extension PostgresListing {
             }
             guard let source = MatchSource(read) else { continue }
             logger.trace("reading a ranked page of few matches", metadata: ["search.source": "\(source)"])
-            switch try await fewMatchesPage(
-                connection, walk: walk, filters: filters, search: search, source: source, store: store, logger: logger, into: rows,
-                append: append)
-            {
+            let answer =
+                source == .words && !SearchPlanner.isWholeWord(search)
+                ? try await prefixPage(
+                    connection, walk: walk, search: search, filters: filters, in: walkTransaction, store: store, logger: logger, into: rows,
+                    append: append)
+                : try await fewMatchesPage(
+                    connection, walk: walk, filters: filters, search: search, source: source, store: store, logger: logger, into: rows,
+                    append: append)
+            switch answer {
             case .page(let page): return page
             // A whole word's entries are its matches.
             case .more(let candidates) where read == .wordEntries && SearchPlanner.isWholeWord(search): facts.knownMatches = candidates
@@ -459,7 +453,7 @@ extension PostgresListing {
     }
 
     /// Where a match a statement read stands in the walk: `rank`, and its `match_order` and `match_key` columns.
-    private static func position(_ row: PostgresRandomAccessRow, rank: Int) throws -> RankedWalk.Position {
+    static func position(_ row: PostgresRandomAccessRow, rank: Int) throws -> RankedWalk.Position {
         RankedWalk.Position(rank: rank, order: try row["match_order"].decode(Int64.self), key: try .init(row["match_key"]))
     }
 }

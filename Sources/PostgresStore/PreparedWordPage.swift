@@ -5,13 +5,11 @@ import PostgresNIO
 /// the statements' own SQL as well: its rows are read prepared.
 enum PreparedWordPage: Sendable {
     case word(PostgresFirstWordPage)
-    case prefix(PostgresFirstPrefixPage)
 
     /// The word page `statement` is; nil for any other statement.
     init?(_ statement: (sql: String, binds: PostgresBindings)) {
         switch statement.sql {
         case PostgresFirstWordPage.sql: self = .word(PostgresFirstWordPage(binds: statement.binds))
-        case PostgresFirstPrefixPage.sql: self = .prefix(PostgresFirstPrefixPage(binds: statement.binds))
         default: return nil
         }
     }
@@ -23,7 +21,6 @@ extension PostgresConnection {
         var fetched: [PostgresRandomAccessRow] = []
         switch page {
         case .word(let statement): for try await row in try await execute(statement, logger: logger) { fetched.append(row) }
-        case .prefix(let statement): for try await row in try await execute(statement, logger: logger) { fetched.append(row) }
         }
         return fetched
     }

@@ -160,9 +160,9 @@ struct PostgresPlanTests {
         #expect(failures.isEmpty, "\(failures.count) plans read the table or sort more than the matches:\n\(failures.joined(separator: "\n"))")
     }
 
-    /// One word or one typed prefix, without filters, read from the table of each product's words: a first page, and
-    /// from a cursor either way.
-    static let wordPages: [(text: String, cursor: String?)] = ["desk ", "lam"].flatMap { text in
+    /// One whole word, without filters, read from the table of each product's words: a first page, and from a cursor
+    /// either way. (A typed prefix's runs are read whole, by their key, and merged by the store: `PrefixMatches`.)
+    static let wordPages: [(text: String, cursor: String?)] = ["desk "].flatMap { text in
         [nil, RankedWalk.position(rank: wordPageCursor.rank, order: wordPageCursor.order)].flatMap { position -> [(String, String?)] in
             guard let position else { return [(text, nil)] }
             return [ListCursor.Direction.next, .previous].map {
@@ -185,7 +185,7 @@ struct PostgresPlanTests {
     /// (`plan_cache_mode`): the first pages' (`PostgresWordPage`), and those from a cursor had they been.
     @Test func preparedWordPagesReadTheWordsKeyForAnyWord() async throws {
         let pages = try Self.wordPages.map { try Self.wordPage($0.text, cursor: $0.cursor) }
-        #expect(pages.filter { [PostgresFirstWordPage.sql, PostgresFirstPrefixPage.sql].contains($0.sql) }.count == 2)
+        #expect(pages.filter { $0.sql == PostgresFirstWordPage.sql }.count == 1)
         let failures = try await Self.failures(Self.problemBeyondSortedMatches, prepared: try Self.preparing(Self.wordPages)) {
             try Self.executions(of: Self.wordPages)
         }
@@ -195,9 +195,9 @@ struct PostgresPlanTests {
 
     /// A whole word's runs hold its matches, in the runs' key in the walk's order: its pages, first or from a cursor
     /// either way, read the runs that hold the page along the key, and sort only their entries, a page's size and two
-    /// runs at most (a prefix's entries are all sorted, a product holding several words of it having one for each).
+    /// runs at most.
     @Test func aWholeWordsPagesReadItsRunsInOrderAndSortOnlyThePagesRuns() async throws {
-        let pages = Self.wordPages.filter { $0.text.hasSuffix(" ") }
+        let pages = Self.wordPages
         #expect(pages.count == 3)
         let failures = try await Self.failures(
             { Self.problemBeyondSortedMatches($0) || $0.contains("CTE Scan on matches") },
@@ -219,17 +219,14 @@ struct PostgresPlanTests {
     }
 
     /// Statements that execute what `preparing(pages)` prepared. A utility statement takes no parameters: the values
-    /// are written out, in the order the statement has them (the search's text, the most matches or, for a whole word, runs read, the
-    /// cursor's position, as one number or as a whole word's rank and row number, and the page size).
+    /// are written out, in the order the statement has them (the word's text, the most runs read, the cursor's rank
+    /// and row number, and the page size).
     static func executions(of pages: [(text: String, cursor: String?)]) throws -> [(name: String, sql: String, binds: PostgresBindings)] {
         try pages.enumerated().map { index, page in
-            let wholeWord = page.text.hasSuffix(" ")
             let (rank, order) = wordPageCursor
-            let cursor = wholeWord ? ["\(rank)", "\(order)"] : ["\(RankedWalk.position(rank: rank, order: order))"]
             // A whole word's matches are counted by their own table, not read; its page reads at most its size and
             // two runs.
-            let most = wholeWord ? ["22"] : ["\(SearchPlanner.fewMatches + 1)"]
-            let values = ["'\(page.text)'"] + most + (page.cursor == nil ? [] : cursor) + ["21"]
+            let values = ["'\(page.text)'", "22"] + (page.cursor == nil ? [] : ["\(rank)", "\(order)"]) + ["21"]
             let binds = try wordPage(page.text, cursor: page.cursor).binds
             #expect(values.count == binds.count)
             return ("the prepared word page \(index)", "EXECUTE word_page_\(index)(\(values.joined(separator: ", ")))", PostgresBindings())

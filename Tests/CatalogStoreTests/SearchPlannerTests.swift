@@ -40,10 +40,14 @@ import Testing
         Case(
             name: "a common prefix, first page",
             facts: .init(search: prefix, ranked: true, firstPage: true, filtered: false, knownMatches: 30_000, largestRowNumber: 1_000_000),
-            plan: [.bestRankFirst, .walk]),
+            plan: [.bestRankFirst, .wordEntries, .walk]),
         Case(
             name: "a common prefix, from a cursor",
             facts: .init(search: prefix, ranked: true, firstPage: false, filtered: false, knownMatches: 30_000, largestRowNumber: 1_000_000),
+            plan: [.wordEntries, .walk]),
+        Case(
+            name: "a prefix most rows match, from a cursor",
+            facts: .init(search: prefix, ranked: true, firstPage: false, filtered: false, knownMatches: 600_000, largestRowNumber: 1_000_000),
             plan: [.walk]),
         Case(
             name: "a word most rows of a small catalogue hold",
@@ -94,7 +98,8 @@ import Testing
 
     @Test func aWholeWordIsReadFromItsEntriesWhateverItsCount() {
         #expect(Self.everyRead.candidateLimit(.wordEntries, Self.word) == SearchPlanner.wholeWordMatches)
-        #expect(Self.everyRead.candidateLimit(.wordEntries, Self.prefix) == SearchPlanner.fewMatches)
+        #expect(Self.everyRead.candidateLimit(.wordEntries, Self.prefix) == SearchPlanner.prefixEntries)
+        #expect(Self.everyRead.candidateLimit(.wordEntries, Self.twoWords) == SearchPlanner.fewMatches)
         #expect(Self.everyRead.candidateLimit(.matchesWithFilters, Self.word) == SearchPlanner.fewMatches)
     }
 

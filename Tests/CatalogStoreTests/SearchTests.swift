@@ -473,8 +473,8 @@ extension SearchTests {
     }
 
     /// PostgreSQL's first word pages run prepared on the pool whose connections plan a statement once for any
-    /// parameters (`PostgresGenericPlanPool`): each run of a word or a typed prefix there used that one plan, and
-    /// none was planned for its own values.
+    /// parameters (`PostgresGenericPlanPool`): each run of a whole word there used that one plan, and none was planned
+    /// for its own values. Typed prefixes, read from their runs (`PostgresListing.prefixPage`), count alike.
     @Test func firstWordPagesKeepOnePlanForEveryWord() async throws {
         guard StoreBackend.available.contains(.postgres) else { return }
         let temporary = try await TestStore.open(.postgres)
@@ -500,13 +500,12 @@ extension SearchTests {
             return plans
         }
         #expect(plans[PostgresFirstWordPage.sql] == [4, 0])
-        #expect(plans[PostgresFirstPrefixPage.sql] == [4, 0])
     }
 
-    /// A PostgreSQL store with `fewMatchLimit` and `wholeWordMatchLimit`, whose log lines down to trace are kept in
-    /// `lines`; nil without a server.
+    /// A PostgreSQL store with `fewMatchLimit`, `wholeWordMatchLimit` and `prefixEntryLimit`, whose log lines down to
+    /// trace are kept in `lines`; nil without a server.
     static func tracedPostgresStore(
-        fewMatchLimit: Int, wholeWordMatchLimit: Int = SearchPlanner.wholeWordMatches
+        fewMatchLimit: Int, wholeWordMatchLimit: Int = SearchPlanner.wholeWordMatches, prefixEntryLimit: Int = SearchPlanner.prefixEntries
     ) async throws -> (TestStore, PostgresCatalogStore, RecordedLines)? {
         guard StoreBackend.available.contains(.postgres) else { return nil }
         let lines = RecordedLines()
@@ -520,6 +519,7 @@ extension SearchTests {
         }
         store.searchPlanner.fewMatchLimit = fewMatchLimit
         store.searchPlanner.wholeWordMatchLimit = wholeWordMatchLimit
+        store.searchPlanner.prefixEntryLimit = prefixEntryLimit
         return (temporary, store, lines)
     }
 
@@ -527,7 +527,8 @@ extension SearchTests {
     /// than that table's page reads, so has the search index, and its statement is not run; a typed prefix, whose
     /// entries may be several per product, still tries it. The pages are the same either way.
     @Test func aWholeWordWithManyEntriesIsNotReadAgainFromTheSearchIndex() async throws {
-        guard let (temporary, store, lines) = try await Self.tracedPostgresStore(fewMatchLimit: 6, wholeWordMatchLimit: 6) else { return }
+        guard let (temporary, store, lines) = try await Self.tracedPostgresStore(fewMatchLimit: 6, wholeWordMatchLimit: 6, prefixEntryLimit: 6)
+        else { return }
         defer { temporary.remove() }
         let listing = try (0..<12).map { index in
             Product(serialCode: "L\(index)", name: "lamp\(index < 9 ? "" : "shade") \(index)", category: "c", price: try Price(parsing: "1"))

@@ -1,0 +1,89 @@
+import CatalogFixtures
+import CatalogStore
+import PostgresNIO
+import Testing
+
+@testable import PostgresStore
+
+/// A typed prefix's runs merged in memory (`PrefixMatches`) give the pages a brute force over the same entries gives:
+/// each row once, at its best rank, in the walk's order either way, with the count of distinct rows.
+struct PrefixMatchesTests {
+    /// Runs of three words of a prefix over 300 rows in three ranks, some rows held by two or three of the words.
+    static let runs: [(rank: Int, orders: [Int64])] = {
+        var generator = SplitMix64(seed: 7)
+        return (0..<12).map { run in
+            let orders = Set((0..<40).map { _ in Int64(generator.next() % 300) + 1 })
+            return (rank: run % 3, orders: orders.sorted())
+        }
+    }()
+
+    /// Each row's position (`RankedWalk.position`) at its best rank, ascending.
+    static var reference: [Int64] {
+        var best: [Int64: Int] = [:]
+        for run in runs {
+            for order in run.orders { best[order] = min(best[order] ?? run.rank, run.rank) }
+        }
+        return best.map { RankedWalk.position(rank: $0.value, order: $0.key) }.sorted()
+    }
+
+    @Test func theCountIsTheRowsAndPagesWalkBothWaysAsTheReference() throws {
+        // Each rank's runs as the server sends them: each run's `bigint[]`, one after the other.
+        var sent: [Int: ByteBuffer] = [:]
+        for run in Self.runs { run.orders.encode(into: &sent[run.rank, default: ByteBuffer()], context: .default) }
+        let matches = try #require(try PrefixMatches(sent.map { ($0.key, $0.value) }))
+        let reference = Self.reference
+        #expect(matches.count == reference.count)
+        #expect(matches.count < Self.runs.reduce(0) { $0 + $1.orders.count }, "no row was held by two words")
+        let ranks = SearchFields.products.ranks.count
+        for pageSize in [1, 7, 50] {
+            // Forwards from the start, each page from the last one's cursor.
+            var walked: [Int64] = []
+            var cursor: String?
+            var pages = 0
+            repeat {
+                let walk = try RankedWalk(PageRequest(ordering: "relevance", pageSize: pageSize, cursor: cursor), ordering: .products, ranks: ranks)
+                let page = matches.page(walk)
+                #expect(page.hasRowsBehind == (cursor != nil))
+                let shown = page.matches.prefix(pageSize).map { RankedWalk.position(rank: $0.rank, order: $0.order) }
+                walked += shown
+                cursor =
+                    page.matches.count > pageSize
+                    ? walk.cursors(page.matches.map { .init(rank: $0.rank, order: $0.order, key: .text("K")) }, hasRowsBehind: false).next
+                    : nil
+                pages += 1
+            } while cursor != nil && pages < 1_000
+            #expect(walked == reference, "forwards in pages of \(pageSize)")
+            // Backwards from a cursor in the middle: the rows before it, nearest first.
+            let middle = reference[reference.count / 2]
+            let back = try RankedWalk(
+                PageRequest(
+                    ordering: "relevance", pageSize: pageSize,
+                    cursor: ListCursor(ordering: "relevance", direction: .previous, sortValue: .integer(middle), key: .text("K")).encoded()),
+                ordering: .products, ranks: ranks)
+            let page = matches.page(back)
+            let before = Array(reference[..<(reference.count / 2)].reversed().prefix(pageSize + 1))
+            #expect(page.matches.map { RankedWalk.position(rank: $0.rank, order: $0.order) } == before, "back in pages of \(pageSize)")
+            #expect(page.hasRowsBehind)
+        }
+    }
+
+    /// Orders that are not a list of bigints (text, integers of another size) are an error that names the table, not
+    /// matches made up from their bytes.
+    @Test func runsThatAreNoListsOfBigintsAreAnError() {
+        var integers = ByteBuffer()
+        [Int32(1), 2, 3].encode(into: &integers, context: .default)
+        for orders in [ByteBuffer(string: "{1,2}"), integers] {
+            #expect(throws: UnreadableStoredValue.self) { try PrefixMatches([(0, orders)]) }
+        }
+    }
+
+    /// Orders spread wider than `widestSpan` are not merged (the prefix is walked): no bitset of gigabytes.
+    @Test func ordersSpreadTooWideAreNotMerged() throws {
+        var orders = ByteBuffer()
+        [Int64(1), PrefixMatches.widestSpan + 1].encode(into: &orders, context: .default)
+        #expect(try PrefixMatches([(0, orders)]) == nil)
+        var near = ByteBuffer()
+        [Int64(1), PrefixMatches.widestSpan].encode(into: &near, context: .default)
+        #expect(try PrefixMatches([(1, near)])?.count == 2)
+    }
+}
