@@ -172,8 +172,8 @@ extension PostgresListing {
     }
 
     /// The runs of a whole word that hold its page in the walk's order (`matchesStatement`), as a subquery of the
-    /// runs table: from the run that holds the cursor, or the first, as many as hold the page's matches and the one
-    /// after it, and `pageSize + 2` at most in the walk's order (`coveringPage`). With a cursor, also the cursor as a
+    /// runs table: from the run that holds the cursor, or the first, as many as hold the page's matches and one match
+    /// more, and `pageSize + 2` at most in the walk's order (`coveringPage`). With a cursor, also the cursor as a
     /// row value of parameters, and whether the word has matches behind it.
     private func wordPageRuns(_ walk: RankedWalk, word: String, runsTable: String, _ statement: inout PostgresConditions) -> (
         page: String, cursor: String?, behind: String

@@ -47,15 +47,16 @@ final class PostgresStreamedListing: ImportStaging {
                 let (table, logger) = (products.copy, log.logger)
                 // The batch encoded last is written while the next one is awaited and encoded: the server's `COPY`
                 // of a batch took as long as the encoding of the next (0.3 s each for 18,000 rows), which had
-                // waited for it, and the import's two cores were half idle.
+                // waited for it, and the import's two cores were half idle. A `COPY` that fails (a key given twice)
+                // is told once the next batch is encoded, or as the wait for it ends: the run rolls back either way.
                 var encoded = PostgresProductWriter.EncodedProducts()
                 while true {
                     let sending = encoded
                     async let sent: Void = PostgresProductWriter.copyNew(sending, into: table, connection, logger: logger)
                     switch try StreamedListingStep(await channel.next(within: longestWait), longestWait: longestWait) {
                     case .batch(var batch):
-                        // Batches that came while the last statement ran go in with this one: a statement's round
-                        // trip and planning cost as much as a few hundred rows.
+                        // Batches that came while the last one was encoded go in with it: a statement's round trip
+                        // and planning cost as much as a few hundred rows.
                         while batch.count < Self.largestStatement, let waiting = channel.waitingBatch() { batch += waiting }
                         encoded = PostgresProductWriter.encodeNew(batch, source: source, alphabet: alphabet, runs: &runs, log: &log)
                         inserted += batch.count

@@ -4,8 +4,8 @@ import NIOCore
 /// The matches of a typed prefix, merged from the runs of every word it starts (`PostgresListing.prefixPage`): a row
 /// holding several of the words has an entry in each word's runs, and ranks by the best of them. Each rank's rows are
 /// set in a bitset over the orders the runs span, and a row counts in the first rank that has it: the count and the
-/// matches in the walk's order come out at once, where any page is found by its cursor. Sorting 52,855 entries took
-/// 3 ms; the bitsets and the page about 1.
+/// matches in the walk's order come out at once, where any page is found by its cursor: about 1 ms for 52,855
+/// entries, where sorting them took 3.
 struct PrefixMatches: Sendable {
     /// A page of the matches in the walk's order, one more than the page's size when there are more, and whether a
     /// match lies behind the cursor.
@@ -34,12 +34,14 @@ struct PrefixMatches: Sendable {
             if orders.count <= run.rank { orders.append(contentsOf: repeatElement([], count: run.rank + 1 - orders.count)) }
             var arrays = run.orders
             while arrays.readableBytes > 0 {
-                // Each array's header: dimensions, whether it has nulls, the elements' type, then the length and lower
-                // bound of its one dimension; then each element's length and value.
-                guard let (dimensions, _, _) = arrays.readMultipleIntegers(as: (Int32, Int32, UInt32).self), dimensions <= 1 else {
+                // Each array's header: dimensions, whether it has nulls, the elements' type (bigint is 20), then the
+                // length and lower bound of its one dimension; then each element's length and value.
+                guard let (dimensions, _, type) = arrays.readMultipleIntegers(as: (Int32, Int32, UInt32).self), type == 20,
+                    let count = dimensions == 0 ? 0 : arrays.readMultipleIntegers(as: (Int32, Int32).self).map({ Int($0.0) }),
+                    (0...1).contains(dimensions), count >= 0
+                else {
                     throw UnreadableStoredValue(column: "product_word_runs.orders", value: "a run that is no list of bigints")
                 }
-                let count = dimensions == 0 ? 0 : Int(arrays.readMultipleIntegers(as: (Int32, Int32).self)?.0 ?? 0)
                 for _ in 0..<count {
                     guard let (length, order) = arrays.readMultipleIntegers(as: (Int32, Int64).self), length == 8, order >= 0 else {
                         throw UnreadableStoredValue(column: "product_word_runs.orders", value: "an order that is no bigint")

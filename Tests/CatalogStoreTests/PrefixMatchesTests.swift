@@ -86,4 +86,33 @@ struct PrefixMatchesTests {
         [Int64(1), PrefixMatches.widestSpan].encode(into: &near, context: .default)
         #expect(try PrefixMatches([(1, near)])?.count == 2)
     }
+
+    /// A page in the other order (`-relevance`) from the start is the last matches, and a cursor between two matches
+    /// (a row deleted since) pages from where it stands, either way; runs without orders add nothing.
+    @Test func pagesInTheOtherOrderAndFromACursorBetweenMatches() throws {
+        var sent: [Int: ByteBuffer] = [:]
+        for run in Self.runs + [(rank: 1, orders: [])] {
+            run.orders.encode(into: &sent[run.rank, default: ByteBuffer()], context: .default)
+        }
+        let matches = try #require(try PrefixMatches(sent.map { ($0.key, $0.value) }))
+        let reference = Self.reference
+        let ranks = SearchFields.products.ranks.count
+        func positions(_ request: PageRequest) throws -> (shown: [Int64], behind: Bool) {
+            let page = matches.page(try RankedWalk(request, ordering: .products, ranks: ranks))
+            return (page.matches.map { RankedWalk.position(rank: $0.rank, order: $0.order) }, page.hasRowsBehind)
+        }
+        let last = try positions(PageRequest(ordering: "-relevance", pageSize: 5))
+        #expect(last.shown == Array(reference.suffix(6).reversed()))
+        #expect(!last.behind)
+        // A position no match has: one past the tenth match's, before the eleventh's.
+        let between = reference[10] + 1
+        #expect(!reference.contains(between))
+        for direction in [ListCursor.Direction.next, .previous] {
+            let cursor = ListCursor(ordering: "relevance", direction: direction, sortValue: .integer(between), key: .text("K")).encoded()
+            let page = try positions(PageRequest(ordering: "relevance", pageSize: 3, cursor: cursor))
+            let expected = direction == .next ? Array(reference[11..<15]) : Array(reference[7...10].reversed())
+            #expect(page.shown == expected, "\(direction)")
+            #expect(page.behind, "\(direction)")
+        }
+    }
 }
