@@ -90,12 +90,8 @@ public struct SearchPlanner: Sendable {
     /// of each product's words are its matches, counted apart; a typed prefix's, its words' entries; any other read's,
     /// `fewMatchLimit`.
     public func candidateLimit(_ read: SearchRead, _ search: SearchQuery?) -> Int {
-        guard read == .wordEntries, let search, search.parts.count == 1 else { return fewMatchLimit }
-        switch search.parts[0] {
-        case .word: return wholeWordMatchLimit
-        case .prefix: return prefixEntryLimit
-        case .phrase, .anyWord, .anyPrefix: return fewMatchLimit
-        }
+        guard read == .wordEntries, let search else { return fewMatchLimit }
+        return search.isWholeWord ? wholeWordMatchLimit : search.isTypedPrefix ? prefixEntryLimit : fewMatchLimit
     }
 
     /// Whether a walk of `total` matches reads each rank's matches whole and sorts them, rather than walk the rows in
@@ -111,13 +107,6 @@ public struct SearchPlanner: Sendable {
         guard let largestRowNumber = facts.largestRowNumber else { return true }
         let walked = Double(pageSize + 1) * Double(largestRowNumber + 1) * Double(max(ranks, 1)) / Double(total)
         return Double(total) <= walked
-    }
-
-    /// Whether `search` is one whole word: its entries in the table of each product's words are as many as its
-    /// matches, where a typed prefix has one for each of a row's words that start with it.
-    public static func isWholeWord(_ search: SearchQuery) -> Bool {
-        guard search.parts.count == 1, case .word = search.parts[0] else { return false }
-        return true
     }
 
     /// Whether `known` matches are read from the best rank first: more than are sorted at once, or dense among the rows.

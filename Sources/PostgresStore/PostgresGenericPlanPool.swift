@@ -1,7 +1,7 @@
 import Logging
 import PostgresNIO
 
-/// A pool of its own for the prepared first word pages (`PostgresWordPage`) and first plain pages (`PostgresPlainPages`):
+/// A pool of its own for the prepared first word pages (`PostgresFirstWordPage`) and first plain pages (`PostgresPlainPages`):
 /// its connections start with
 /// `plan_cache_mode = force_generic_plan`, so PostgreSQL plans such a statement once per connection and keeps that plan
 /// for any word. Planning it for each word took about as long as running it. The store's own pool cannot take the
@@ -16,7 +16,7 @@ struct PostgresGenericPlanPool: Sendable {
     let store: String
 
     /// The rows of a word page, read on one of this pool's connections.
-    func rows(of page: PreparedWordPage, logger: Logger) async throws -> [PostgresRandomAccessRow] {
+    func rows(of page: PostgresFirstWordPage, logger: Logger) async throws -> [PostgresRandomAccessRow] {
         try await transaction(logger: logger) { connection in try await connection.rows(of: page, logger: logger) }
     }
 

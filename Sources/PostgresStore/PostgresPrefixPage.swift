@@ -19,25 +19,11 @@ extension PostgresListing {
         in transaction: PostgresTransactionKind, store: String, logger: Logger, into rows: Rows,
         append: (inout Rows, PostgresRandomAccessRow) throws -> Void
     ) async throws -> FewMatches<Rows> {
-        guard search.parts.count == 1, case .prefix = search.parts[0], filters.clauses.isEmpty, leading.isEmpty, let searchIndex,
-            let runsTable = searchIndex.wordRunsTable, let countsTable = searchIndex.wordCountsTable
-        else { return .unanswered }
+        guard search.isTypedPrefix, filters.clauses.isEmpty, leading.isEmpty, let searchIndex else { return .unanswered }
         let limit = planner.candidateLimit(.wordEntries, search)
+        guard let statement = prefixRunsStatement(search, limit: limit) else { return .unanswered }
         let read = try await connection.transaction(transaction, logger: logger) { connection -> PrefixRead in
-            var statement = PostgresConditions()
-            guard let word = searchIndex.wordCondition(search, &statement) else { return .unanswered }
-            // One row for each rank, with every run's orders in it one after the other, when the words' entries are
-            // within the limit (their counts are kept); one row with none otherwise. Each row has the versions.
-            let sql = """
-                WITH term AS MATERIALIZED (\(word.term)),
-                counted AS MATERIALIZED (SELECT COALESCE((SELECT SUM(products) FROM \(countsTable) WHERE \(word.entries)), 0)::bigint AS entries)
-                SELECT (SELECT one_lexeme FROM term) AS one_lexeme, (SELECT entries FROM counted) AS entries, \(PostgresCatalogStore.versionColumns),
-                runs.rank, runs.orders FROM (SELECT 1) AS meta LEFT JOIN LATERAL (
-                SELECT rank, string_agg(array_send(orders), ''::bytea) AS orders FROM \(runsTable)
-                WHERE \(word.entries) AND (SELECT one_lexeme FROM term) AND (SELECT entries FROM counted) <= \(statement.parameter(Int64(limit)))
-                GROUP BY rank) AS runs ON true
-                """
-            let read = try await connection.rows(of: (sql, statement.binds), logger: logger)
+            let read = try await connection.rows(of: statement, logger: logger)
             guard let first = read.first else { throw StoreUnavailable(store: store, reason: "the runs of a typed prefix returned no row") }
             guard try first["one_lexeme"].decode(Bool.self) else { return .unanswered }
             let entries = Int(try first["entries"].decode(Int64.self))
@@ -46,13 +32,7 @@ extension PostgresListing {
             let runs = try read.compactMap { row in try row["rank"].decode(Int?.self).map { ($0, row["orders"].bytes ?? ByteBuffer()) } }
             guard let matches = try PrefixMatches(runs) else { return .more(entries) }
             let page = matches.page(walk)
-            var binds = PostgresBindings()
-            binds.append(page.matches.map(\.order))
-            let rowsSQL = """
-                SELECT \(columns), \(searchIndex.orderColumn) AS match_order, \(keyColumn) AS match_key FROM \(table)
-                WHERE \(searchIndex.orderColumn) = ANY($1)
-                """
-            let fetched = try await connection.rows(of: (rowsSQL, binds), logger: logger)
+            let fetched = try await connection.rows(of: rowsStatement(orders: page.matches.map(\.order), searchIndex: searchIndex), logger: logger)
             return .page(page, count: matches.count, versions: versions, rows: fetched)
         }
         switch read {
@@ -75,6 +55,38 @@ extension PostgresListing {
             let (next, previous) = walk.cursors(positions, hasRowsBehind: page.hasRowsBehind)
             return .page(Page(rows: rows, count: count, nextCursor: next, previousCursor: previous, versions: versions, searchRead: .wordEntries))
         }
+    }
+
+    /// The statement of `prefixPage` that reads the runs of `search`, a typed prefix: one row for each rank, with every
+    /// run's orders in it one after the other, when the words' entries are at most `limit` (their counts are kept);
+    /// one row with none otherwise. Each row has the versions. Nil when the list has no runs or `search` is not one
+    /// word or prefix.
+    func prefixRunsStatement(_ search: SearchQuery, limit: Int) -> (sql: String, binds: PostgresBindings)? {
+        var statement = PostgresConditions()
+        guard let searchIndex, let runsTable = searchIndex.wordRunsTable, let countsTable = searchIndex.wordCountsTable,
+            let word = searchIndex.wordCondition(search, &statement)
+        else { return nil }
+        let sql = """
+            WITH term AS MATERIALIZED (\(word.term)),
+            counted AS MATERIALIZED (SELECT COALESCE((SELECT SUM(products) FROM \(countsTable) WHERE \(word.entries)), 0)::bigint AS entries)
+            SELECT (SELECT one_lexeme FROM term) AS one_lexeme, (SELECT entries FROM counted) AS entries, \(PostgresCatalogStore.versionColumns),
+            runs.rank, runs.orders FROM (SELECT 1) AS meta LEFT JOIN LATERAL (
+            SELECT rank, string_agg(array_send(orders), ''::bytea) AS orders FROM \(runsTable)
+            WHERE \(word.entries) AND (SELECT one_lexeme FROM term) AND (SELECT entries FROM counted) <= \(statement.parameter(Int64(limit)))
+            GROUP BY rank) AS runs ON true
+            """
+        return (sql, statement.binds)
+    }
+
+    /// The statement that reads the rows of `orders`, each with its order and key.
+    func rowsStatement(orders: [Int64], searchIndex: PostgresSearchIndex) -> (sql: String, binds: PostgresBindings) {
+        var binds = PostgresBindings()
+        binds.append(orders)
+        let sql = """
+            SELECT \(columns), \(searchIndex.orderColumn) AS match_order, \(keyColumn) AS match_key FROM \(table)
+            WHERE \(searchIndex.orderColumn) = ANY($1)
+            """
+        return (sql, binds)
     }
 
     /// What the transaction of `prefixPage` read.

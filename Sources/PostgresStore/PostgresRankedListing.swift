@@ -122,7 +122,7 @@ extension PostgresListing {
             candidateCount = "(SELECT COUNT(*) FROM matches)"
         case .words:
             // A typed prefix's words are merged by `prefixPage`.
-            guard SearchPlanner.isWholeWord(search), let runsTable = searchIndex.wordRunsTable, let wordCountsTable = searchIndex.wordCountsTable,
+            guard search.isWholeWord, let runsTable = searchIndex.wordRunsTable, let wordCountsTable = searchIndex.wordCountsTable,
                 filters.clauses.isEmpty, let word = searchIndex.wordCondition(search, &statement)
             else { return nil }
             // The word's runs are its matches in the walk's order, and their number is kept: the page reads the runs
@@ -237,7 +237,7 @@ extension PostgresListing {
     ) async throws -> FewMatches<Rows> {
         guard let statement = matchesStatement(walk, search: search, filters: filters, source: source) else { return .unanswered }
         var fetched: [PostgresRandomAccessRow]
-        switch (PreparedWordPage(statement), genericPlans) {
+        switch (PostgresFirstWordPage(statement), genericPlans) {
         case (let page?, let genericPlans?): fetched = try await genericPlans.rows(of: page, logger: logger)
         case (let page?, nil): fetched = try await connection.rows(of: page, logger: logger)
         case (nil, _): fetched = try await connection.rows(of: statement, logger: logger)
@@ -297,7 +297,7 @@ extension PostgresListing {
             guard let source = MatchSource(read) else { continue }
             logger.trace("reading a ranked page of few matches", metadata: ["search.source": "\(source)"])
             let answer =
-                source == .words && !SearchPlanner.isWholeWord(search)
+                source == .words && !search.isWholeWord
                 ? try await prefixPage(
                     connection, walk: walk, search: search, filters: filters, in: walkTransaction, store: store, logger: logger, into: rows,
                     append: append)
@@ -307,7 +307,7 @@ extension PostgresListing {
             switch answer {
             case .page(let page): return page
             // A whole word's entries are its matches.
-            case .more(let candidates) where read == .wordEntries && SearchPlanner.isWholeWord(search): facts.knownMatches = candidates
+            case .more(let candidates) where read == .wordEntries && search.isWholeWord: facts.knownMatches = candidates
             case .more, .unanswered: continue
             }
         }

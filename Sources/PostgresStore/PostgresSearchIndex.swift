@@ -101,10 +101,10 @@ struct PostgresSearchIndex {
     /// has no entry of its own, and the caller reads the search index instead). `entries` selects the entries of the
     /// word or prefix, reading `word` from a CTE named `term`.
     func wordCondition(_ query: SearchQuery, _ conditions: inout PostgresConditions) -> (term: String, entries: String)? {
-        guard wordRunsTable != nil, query.parts.count == 1 else { return nil }
+        guard wordRunsTable != nil, let part = query.onlyPart else { return nil }
         let text: String
         let entries: String
-        switch query.parts[0] {
+        switch part {
         case .word(let word):
             text = word
             entries = "word = (SELECT word FROM term)"

@@ -14,7 +14,7 @@ import PostgresNIO
 ///
 /// Words are found by their bytes in a table of their own (open addressing on an FNV-1a hash), and each row's entries
 /// are kept in one flat array, in the rows' order, as the number of the word and rank they go to: sorted into runs by
-/// counting once, when they are written. A `String` and a dictionary lookup for each of 25 million entries took the
+/// counting when they are written, a range of words at a time (`entriesSortedAtOnce`). A `String` and a dictionary lookup for each of 25 million entries took the
 /// import's one client core 11 s; an array of orders for each word and rank, appended to, 4-5 s more of it than this
 /// (28.5 s of the client's CPU for a million products, against 23.8).
 struct PostgresWordRuns {
@@ -121,50 +121,70 @@ struct PostgresWordRuns {
         }
     }
 
-    /// Each list's orders, as offsets from `firstOrder`, ascending: sorted by counting, the rows' entries in their
-    /// order and then the server's, which are sorted again in the lists they reach. Where each list's orders start
-    /// (`starts`, one more than the lists, the last the end).
-    private func sortedOrders() -> (orders: [UInt32], starts: [Int]) {
+    /// How many entries are sorted at a time (`copyText`), unless one word alone has more: 32 MB of orders. The
+    /// 25 million entries of a million products sorted at once took 100 MB beside the entries themselves, and the
+    /// import's peak rose from 270 MB to 370.
+    static let entriesSortedAtOnce = 8 << 20
+
+    /// Where each list's orders start among every list's, sorted (one more than the lists, the last the end).
+    private func listStarts() -> [Int] {
         let lists = wordHashes.count * ranks
         var starts = [Int](repeating: 0, count: lists + 1)
         for list in entries { starts[Int(list) + 1] += 1 }
         for entry in laterEntries { starts[Int(entry.list) + 1] += 1 }
         for list in 0..<lists { starts[list + 1] += starts[list] }
-        var next = starts
-        var orders = [UInt32](repeating: 0, count: entries.count + laterEntries.count)
+        return starts
+    }
+
+    /// The orders of the lists of `words`, as offsets from `firstOrder`, ascending, each list's at its place in
+    /// `starts` less the first list's: sorted by counting, the rows' entries in their order and then the server's,
+    /// which are sorted again in the lists they reach. Every entry is read once for each range of words.
+    private func sortedOrders(of words: Range<Int>, starts: [Int]) -> [UInt32] {
+        let lists = (words.lowerBound * ranks)..<(words.upperBound * ranks)
+        let base = starts[lists.lowerBound]
+        var next = starts[lists.lowerBound...lists.upperBound].map { $0 - base }
+        var orders = [UInt32](repeating: 0, count: starts[lists.upperBound] - base)
+        let (first, end) = (UInt32(truncatingIfNeeded: lists.lowerBound), UInt32(truncatingIfNeeded: lists.upperBound))
         for (row, start) in rowStarts.enumerated() {
-            let end = row + 1 < rowStarts.count ? rowStarts[row + 1] : entries.count
-            for index in start..<end {
-                let list = Int(entries[index])
+            let rowEnd = row + 1 < rowStarts.count ? rowStarts[row + 1] : entries.count
+            for index in start..<rowEnd where entries[index] >= first && entries[index] < end {
+                let list = Int(entries[index] - first)
                 orders[next[list]] = UInt32(truncatingIfNeeded: row)
                 next[list] += 1
             }
         }
         var reached = Set<Int>()
-        for entry in laterEntries {
-            let list = Int(entry.list)
+        for entry in laterEntries where entry.list >= first && entry.list < end {
+            let list = Int(entry.list - first)
             orders[next[list]] = entry.offset
             next[list] += 1
             reached.insert(list)
         }
-        for list in reached { orders[starts[list]..<starts[list + 1]].sort() }
-        return (orders, starts)
+        for list in reached { orders[(starts[lists.lowerBound + list] - base)..<(starts[lists.lowerBound + list + 1] - base)].sort() }
+        return orders
     }
 
-    /// Writes every run into `table` (`word`, `rank`, `first_order`, `orders`), in runs of at most
-    /// `PostgresSearchIndex.wordRunLength`, with `COPY`, a few megabytes at a time.
-    func write(into table: String, _ connection: PostgresConnection, logger: Logger) async throws {
+    /// The runs as the text of a `COPY` into (`word`, `rank`, `first_order`, `orders`), in runs of at most
+    /// `PostgresSearchIndex.wordRunLength`, handed to `body` a few megabytes at a time; the entries are sorted for a
+    /// range of words at a time, of at most `atOnce` entries unless one word alone has more.
+    func copyText(atOnce: Int = Self.entriesSortedAtOnce, _ body: (ByteBuffer) async throws -> Void) async rethrows {
         let length = PostgresSearchIndex.wordRunLength
-        let (orders, starts) = sortedOrders()
-        try await connection.copyFrom(table: table, columns: ["word", "rank", "first_order", "orders"], logger: logger) { writer in
-            var buffer = ByteBuffer()
-            for word in wordHashes.indices {
+        let starts = listStarts()
+        var buffer = ByteBuffer()
+        var firstWord = 0
+        while firstWord < wordHashes.count {
+            var endWord = firstWord + 1
+            while endWord < wordHashes.count, starts[(endWord + 1) * ranks] - starts[firstWord * ranks] <= atOnce { endWord += 1 }
+            let orders = sortedOrders(of: firstWord..<endWord, starts: starts)
+            let base = starts[firstWord * ranks]
+            for word in firstWord..<endWord {
                 var escaped = ByteBuffer()
                 PostgresStagedProducts.appendField(String(decoding: wordBytes[wordStarts[word]..<wordStarts[word + 1]], as: UTF8.self), to: &escaped)
                 for rank in 0..<ranks {
                     let list = word * ranks + rank
-                    for start in stride(from: starts[list], to: starts[list + 1], by: length) {
-                        let run = orders[start..<min(start + length, starts[list + 1])]
+                    let (listStart, listEnd) = (starts[list] - base, starts[list + 1] - base)
+                    for start in stride(from: listStart, to: listEnd, by: length) {
+                        let run = orders[start..<min(start + length, listEnd)]
                         buffer.writeImmutableBuffer(escaped)
                         buffer.writeString("\t\(rank)\t\(firstOrder + Int64(run[start]))\t{")
                         for (offset, order) in run.enumerated() {
@@ -175,11 +195,19 @@ struct PostgresWordRuns {
                     }
                 }
                 if buffer.readableBytes > 4 << 20 {
-                    try await writer.write(buffer)
+                    try await body(buffer)
                     buffer.clear()
                 }
             }
-            if buffer.readableBytes > 0 { try await writer.write(buffer) }
+            firstWord = endWord
+        }
+        if buffer.readableBytes > 0 { try await body(buffer) }
+    }
+
+    /// Writes every run into `table` with `COPY` (`copyText`).
+    func write(into table: String, _ connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.copyFrom(table: table, columns: ["word", "rank", "first_order", "orders"], logger: logger) { writer in
+            try await copyText { try await writer.write($0) }
         }
     }
 }

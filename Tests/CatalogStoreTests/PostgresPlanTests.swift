@@ -160,6 +160,19 @@ struct PostgresPlanTests {
         #expect(failures.isEmpty, "\(failures.count) plans read the table or sort more than the matches:\n\(failures.joined(separator: "\n"))")
     }
 
+    /// A typed prefix's runs and their counts are read by a range of their key, and its page's rows by their row
+    /// numbers (`PostgresListing.prefixPage`): nothing read whole, nothing sorted.
+    @Test func aTypedPrefixReadsItsWordsRangeAndItsRowsByNumber() async throws {
+        let failures = try await Self.failures(Self.problemBeyondSortedMatches) {
+            let listing = PostgresListing.products
+            let runs = try #require(listing.prefixRunsStatement(SearchQuery("lam"), limit: SearchPlanner.prefixEntries))
+            let rows = listing.rowsStatement(orders: [3, 7, 9], searchIndex: try #require(listing.searchIndex))
+            return [("the runs of \"lam\"", runs.sql, runs.binds), ("the rows of a typed prefix's page", rows.sql, rows.binds)]
+        }
+        guard let failures else { return }
+        #expect(failures.isEmpty, "\(failures.count) plans read a table whole or sort:\n\(failures.joined(separator: "\n"))")
+    }
+
     /// One whole word, without filters, read from the table of each product's words: a first page, and from a cursor
     /// either way. (A typed prefix's runs are read whole, by their key, and merged by the store: `PrefixMatches`.)
     static let wordPages: [(text: String, cursor: String?)] = ["desk "].flatMap { text in
@@ -182,7 +195,7 @@ struct PostgresPlanTests {
     }
 
     /// The statements of word pages as the pool's connections prepare them, planned once for any word
-    /// (`plan_cache_mode`): the first pages' (`PostgresWordPage`), and those from a cursor had they been.
+    /// (`plan_cache_mode`): the first pages' (`PostgresFirstWordPage`), and those from a cursor had they been.
     @Test func preparedWordPagesReadTheWordsKeyForAnyWord() async throws {
         let pages = try Self.wordPages.map { try Self.wordPage($0.text, cursor: $0.cursor) }
         #expect(pages.filter { $0.sql == PostgresFirstWordPage.sql }.count == 1)

@@ -151,13 +151,20 @@ struct PostgresStreamedListingTests {
         await claim.release()
     }
 
-    @Test func aKeyGivenTwiceFailsTheStreamedListingAndWritesNothing() async throws {
+    /// A key given again after `batchesBefore` batches fails the `COPY` of its batch. The copies are pipelined (a batch
+    /// is written while the next one is encoded), so the failure is told a batch later or as the listing ends: nothing
+    /// is written either way.
+    @Test(arguments: [1, 4])
+    func aKeyGivenTwiceFailsTheStreamedListingAndWritesNothing(batchesBefore: Int) async throws {
         guard let (temporary, store, claim, report) = try await importing() else { return }
         defer { temporary.remove() }
         let streamed = try #require(try await store.makeStreamedListing(of: .products))
         await #expect(throws: StreamedListingAbandoned.self) {
-            _ = try await streamed.stage([(0, try product("A")), (1, try product("B"))])
-            _ = try await streamed.stage([(2, try product("A", name: "again"))])
+            for batch in 0..<batchesBefore {
+                _ = try await streamed.stage([(2 * batch, try product("A\(batch)")), (2 * batch + 1, try product("B\(batch)"))])
+            }
+            _ = try await streamed.stage([(2 * batchesBefore, try product("A0", name: "again"))])
+            for batch in 0..<2 { _ = try await streamed.stage([(2 * batchesBefore + 1 + batch, try product("C\(batch)"))]) }
             _ = try await store.completeImport(report, listing: CompletedListing(records: .stagedProducts(streamed), pages: []), under: claim)
         }
         await streamed.discard()

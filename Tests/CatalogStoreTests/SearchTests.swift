@@ -547,6 +547,25 @@ extension SearchTests {
         }
     }
 
+    /// A typed prefix whose matches' rows were numbered further apart than `PrefixMatches.widestSpan` is not merged from
+    /// its words' runs, whose bitsets would span every row number between, but walked: the same pages, the same count.
+    @Test func aTypedPrefixWhoseRowsLieFurtherApartThanTheWidestSpanIsWalked() async throws {
+        guard let (temporary, store, _) = try await Self.tracedPostgresStore(fewMatchLimit: 3) else { return }
+        defer { temporary.remove() }
+        _ = try await store.upsertProducts(try (0..<4).map { try product("N\($0)", name: "lamp \($0)") }, author: "api")
+        let near = try await store.products(ProductFilter(search: "lam"), page: PageRequest(pageSize: 3))
+        #expect(near.count == 4)
+        #expect(near.searchRead == .wordEntries)
+        try await store.transaction(.write) { connection in
+            let skip = "SELECT setval(pg_get_serial_sequence('products', 'row_order'), \(2 * PrefixMatches.widestSpan))"
+            try await connection.query(PostgresQuery(unsafeSQL: skip), logger: store.logger)
+        }
+        _ = try await store.upsertProducts(try (4..<8).map { try product("N\($0)", name: "lampshade \($0)") }, author: "api")
+        let far = try await store.products(ProductFilter(search: "lam"), page: PageRequest(pageSize: 3))
+        #expect(far.searchRead == .walk)
+        try await Self.expectWalk(store, ProductFilter(search: "lam"), pageSize: 3, expected: (0..<8).map { "N\($0)" }, "lam, far apart")
+    }
+
     /// A whole word's entries in PostgreSQL's table of each product's words are its matches, in page order: a word
     /// with more of them than a page of few matches reads (`fewMatchLimit`) is still read from that table, its page
     /// the key's first entries from the cursor and its count that of its key, forwards and back, not walked rank by
