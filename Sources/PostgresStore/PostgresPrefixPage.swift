@@ -5,7 +5,8 @@ import PostgresNIO
 extension PostgresListing {
     /// A ranked page of one typed prefix without filters, from every run of the words it starts
     /// (`SearchRead.wordEntries`): the runs are read whole and merged here (`PrefixMatches`), which gives the exact
-    /// count and the page at once, and the page's rows are read by their orders, all in one snapshot. A prefix of
+    /// count and the page at once, and the page's rows are read by their orders, in a transaction of its own, on the
+    /// generic-plan pool when the listing has one (`PostgresPrefixRuns`; on `connection` in `transaction` otherwise). A prefix of
     /// 52,517 matches spread over 350 rare words, whose runs hold 52,855 entries, had been walked through the search
     /// index in 214-245 ms, and grouped by the server in 80; read so, it takes about 10, half of it the server sending
     /// the runs' arrays.
@@ -22,8 +23,10 @@ extension PostgresListing {
         guard search.isTypedPrefix, filters.clauses.isEmpty, leading.isEmpty, let searchIndex else { return .unanswered }
         let limit = planner.candidateLimit(.wordEntries, search)
         guard let statement = prefixRunsStatement(search, limit: limit) else { return .unanswered }
-        let read = try await connection.transaction(transaction, logger: logger) { connection -> PrefixRead in
-            let read = try await connection.rows(of: statement, logger: logger)
+        let rowsSQL = rowsByOrderSQL(searchIndex)
+        // A transaction of its own, on a connection that has both statements planned once for any prefix when there is one.
+        let readPage: @Sendable (PostgresConnection) async throws -> PrefixRead = { connection in
+            let read = try await connection.rows(of: statement, preparedAs: PostgresPrefixRuns.self, logger: logger)
             guard let first = read.first else { throw StoreUnavailable(store: store, reason: "the runs of a typed prefix returned no row") }
             guard try first["one_lexeme"].decode(Bool.self) else { return .unanswered }
             let entries = Int(try first["entries"].decode(Int64.self))
@@ -32,9 +35,17 @@ extension PostgresListing {
             let runs = try read.compactMap { row in try row["rank"].decode(Int?.self).map { ($0, row["orders"].bytes ?? ByteBuffer()) } }
             guard let matches = try PrefixMatches(runs) else { return .more(entries) }
             let page = matches.page(walk)
-            let fetched = try await connection.rows(of: rowsStatement(orders: page.matches.map(\.order), searchIndex: searchIndex), logger: logger)
+            var orders = PostgresBindings()
+            orders.append(page.matches.map(\.order))
+            let fetched = try await connection.rows(of: (rowsSQL, orders), preparedAs: PostgresPrefixRows.self, logger: logger)
             return .page(page, count: matches.count, versions: versions, rows: fetched)
         }
+        let read =
+            if let genericPlans {
+                try await genericPlans.transaction(.read, logger: logger, readPage)
+            } else {
+                try await connection.transaction(transaction, logger: logger, readPage)
+            }
         switch read {
         case .unanswered: return .unanswered
         case .more(let entries): return .more(candidates: entries)
@@ -78,15 +89,12 @@ extension PostgresListing {
         return (sql, statement.binds)
     }
 
-    /// The statement that reads the rows of `orders`, each with its order and key.
-    func rowsStatement(orders: [Int64], searchIndex: PostgresSearchIndex) -> (sql: String, binds: PostgresBindings) {
-        var binds = PostgresBindings()
-        binds.append(orders)
-        let sql = """
-            SELECT \(columns), \(searchIndex.orderColumn) AS match_order, \(keyColumn) AS match_key FROM \(table)
-            WHERE \(searchIndex.orderColumn) = ANY($1)
-            """
-        return (sql, binds)
+    /// The statement that reads the rows whose orders are `$1`, each with its order and key.
+    func rowsByOrderSQL(_ searchIndex: PostgresSearchIndex) -> String {
+        """
+        SELECT \(columns), \(searchIndex.orderColumn) AS match_order, \(keyColumn) AS match_key FROM \(table)
+        WHERE \(searchIndex.orderColumn) = ANY($1)
+        """
     }
 
     /// What the transaction of `prefixPage` read.

@@ -237,7 +237,7 @@ extension PostgresListing {
     ) async throws -> FewMatches<Rows> {
         guard let statement = matchesStatement(walk, search: search, filters: filters, source: source) else { return .unanswered }
         var fetched: [PostgresRandomAccessRow]
-        switch (PostgresFirstWordPage(statement), genericPlans) {
+        switch (PostgresPreparedRead<PostgresFirstWordPage>(statement), genericPlans) {
         case (let page?, let genericPlans?): fetched = try await genericPlans.rows(of: page, logger: logger)
         case (let page?, nil): fetched = try await connection.rows(of: page, logger: logger)
         case (nil, _): fetched = try await connection.rows(of: statement, logger: logger)

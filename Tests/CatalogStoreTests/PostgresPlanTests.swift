@@ -161,13 +161,27 @@ struct PostgresPlanTests {
     }
 
     /// A typed prefix's runs and their counts are read by a range of their key, and its page's rows by their row
-    /// numbers (`PostgresListing.prefixPage`): nothing read whole, nothing sorted.
+    /// numbers (`PostgresListing.prefixPage`): nothing read whole, nothing sorted; with the values, and prepared as the
+    /// generic-plan pool's connections prepare them, planned once for any prefix (`PostgresPrefixRuns`).
     @Test func aTypedPrefixReadsItsWordsRangeAndItsRowsByNumber() async throws {
-        let failures = try await Self.failures(Self.problemBeyondSortedMatches) {
-            let listing = PostgresListing.products
-            let runs = try #require(listing.prefixRunsStatement(SearchQuery("lam"), limit: SearchPlanner.prefixEntries))
-            let rows = listing.rowsStatement(orders: [3, 7, 9], searchIndex: try #require(listing.searchIndex))
-            return [("the runs of \"lam\"", runs.sql, runs.binds), ("the rows of a typed prefix's page", rows.sql, rows.binds)]
+        let listing = PostgresListing.products
+        let runs = try #require(listing.prefixRunsStatement(SearchQuery("lam"), limit: SearchPlanner.prefixEntries))
+        #expect(runs.sql == PostgresPrefixRuns.sql)
+        let rowsSQL = listing.rowsByOrderSQL(try #require(listing.searchIndex))
+        #expect(rowsSQL == PostgresPrefixRows.sql)
+        var orders = PostgresBindings()
+        orders.append([Int64(3), 7, 9])
+        let prepared = [
+            "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)", "PREPARE prefix_runs AS \(PostgresPrefixRuns.sql)",
+            "PREPARE prefix_rows AS \(PostgresPrefixRows.sql)",
+        ]
+        let failures = try await Self.failures(Self.problemBeyondSortedMatches, prepared: prepared) { [orders] in
+            [
+                ("the runs of \"lam\"", runs.sql, runs.binds), ("the rows of a typed prefix's page", rowsSQL, orders),
+                // A utility statement takes no parameters: the values are written out.
+                ("the prepared runs", "EXECUTE prefix_runs('lam:*', \(SearchPlanner.prefixEntries))", PostgresBindings()),
+                ("the prepared rows", "EXECUTE prefix_rows('{3,7,9}')", PostgresBindings()),
+            ]
         }
         guard let failures else { return }
         #expect(failures.isEmpty, "\(failures.count) plans read a table whole or sort:\n\(failures.joined(separator: "\n"))")
