@@ -197,7 +197,8 @@ def catalogd_requests(words):
 
     def search(texts, extra=""):
         return [f"/products?search={q(text)}{extra}" for text in texts]
-    return [
+    # A row with no words to ask (a listing from before `wide_prefix`) is left out.
+    return [row for row in [
         ("search: a word most rows hold", 15, search([common + " ", second + " ", common + "  "])),
         ("search: two common words", 15, search([pair + " ", f"{second} {common} "])),
         ("search: a word 3 % of rows hold", 15, search([w + " " for w in words["frequent"]])),
@@ -205,6 +206,8 @@ def catalogd_requests(words):
         ("search: a selective word", 5, search([w + " " for w in selective])),
         ("search: a prefix as typed, selective", 5, search(prefix[1:])),
         ("search: a prefix as typed, of a common word", 15, search(prefix[:1])),
+        ("search: a prefix as typed, 6 % of rows hold", 5, search(words.get("wide_prefix", []))),
+        ("search: a common word with a selective one", 15, search([f"{common} {selective[0]} ", f"{selective[1]} {common} "])),
         ("search: a rare word", 5, search([w + " " for w in words["rare"]])),
         ("search: no match", 5, search(words["absent"] + ["zzqqxx", "qqwwee"])),
         ("brand", 10, [f"/products?brand={q(b)}" for b in words["brands"]]),
@@ -215,8 +218,11 @@ def catalogd_requests(words):
         ("category + search", 10, [f"/products?category=category-3&search={q(w)}%20" for w in [common] + selective]),
         ("facets category,brand, selective search", 20, search([w + " " for w in selective], "&facets=category,brand")),
         ("facets category,brand, common search", 200, search([common + " "], "&facets=category,brand")),
-    ]
+    ] if row[2]]
 
+
+# Rows whose target is twice tantivy's time in its own process, without HTTP, on each engine.
+IN_PROCESS_ANCHORED = ("search: a common word with a selective one",)
 
 # A request that does no store work, asked under the writer in the same rounds as the rows: the host's own floor.
 CONTROL = ("control: /healthz, no store work", 1, ["/healthz"])
@@ -316,6 +322,7 @@ def tantivy_queries(words):
         "search: a word 3 % of rows hold": words["frequent"],
         "search: a word 1 in 100 or 400 rows hold": words["uncommon"],
         "search: a selective word": words["selective"],
+        "search: a common word with a selective one": [f"{common} {words['selective'][0]}", f"{words['selective'][1]} {common}"],
         "search: a rare word": words["rare"],
         "search: no match": words["absent"],
     }
@@ -644,13 +651,15 @@ def print_table(result):
         checks = [measured["median_ms"] <= measured["target_ms"]]
         if anchor_http is not None:
             checks.append(measured["median_ms"] <= 2 * anchor_http)
+        if label in IN_PROCESS_ANCHORED and anchor is not None:
+            checks += [median <= 2 * anchor for median in (measured["median_ms"], pg) if median is not None]
         if pg is not None:
             checks.append(pg <= 2 * measured["median_ms"])
         print(f"  {label:42s} {measured['median_ms']:8.2f} {pg if pg is not None else nan:10.2f} "
               f"{anchor if anchor is not None else nan:8.2f} {anchor_http if anchor_http is not None else nan:12.2f} "
               f"{measured['target_ms']:7d}  {'yes' if all(checks) else 'no'}")
     print("\n  met: within the target, within 2x tantivy over HTTP where it answers the query (the same client asks both),")
-    print("  PostgreSQL within 2x SQLite")
+    print("  PostgreSQL within 2x SQLite; " + ", ".join(IN_PROCESS_ANCHORED) + ": on both engines within 2x tantivy in-process")
     if result.get("typos", {}).get("tantivy_first_page_recall") is not None:
         print(f"\nmistyped words: tantivy's own first page of 20 holds the intended word for "
               f"{result['typos']['tantivy_first_page_recall'] * 100:.1f} % of those it finds")

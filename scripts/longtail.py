@@ -8,7 +8,7 @@ words are in most rows and most words in a few hundred or fewer; some words carr
 are skewed the same way. The fixture feed's identical descriptions would hide the hard cases: a word that every
 row holds, a word that almost none does. Deterministic for a given seed; prints what it wrote and, as JSON on its
 last line, words to query by how many rows hold them (`common`, `frequent`, `uncommon`, `selective`, `rare`,
-`absent`, and `prefix`es).
+`absent`, `prefix`es, and a `wide_prefix` about 6 % of the rows hold).
 """
 import argparse
 import bisect
@@ -53,6 +53,8 @@ def main():
     brand_weights = list(itertools.accumulate(1.0 / (rank + 1) for rank in range(len(brands))))
     categories = [f"category-{index}" for index in range(60)]
     holders = {}
+    # How many rows hold a word of each three first letters, counted over every row: a typed prefix's matches.
+    start_rows = {}
     with open(args.out, "w") as out:
         for index in range(args.count):
             name = draw(rng.randint(2, 5))
@@ -67,11 +69,16 @@ def main():
             if index < 20_000:
                 for word in set(name + description):
                     holders[word] = holders.get(word, 0) + 1
+            for start in {word[:3] for word in name + description if len(word) >= 3}:
+                start_rows[start] = start_rows.get(start, 0) + 1
     # Frequencies in the first 20,000 rows, scaled: enough to pick words by how common they are.
     scale = args.count / min(args.count, 20_000)
     by_rows = sorted(((count * scale, word) for word, count in holders.items()), reverse=True)
     def near(rows):
         return min(by_rows, key=lambda item: abs(item[0] - rows))[1]
+    # Three first letters that about 6 % of the rows hold a word of: a typed prefix of tens of thousands of matches
+    # at a million rows, far fewer than the common word's.
+    wide_start = min(start_rows.items(), key=lambda item: abs(item[1] - args.count * 0.06), default=None)
     queries = {
         "common": [by_rows[0][1], by_rows[1][1], f"{by_rows[0][1]} {by_rows[2][1]}"],
         "selective": [near(args.count / 2000), near(args.count / 5000)],
@@ -80,6 +87,7 @@ def main():
         "frequent": [near(args.count * 0.03)],
         "rare": [near(args.count / 100_000) if args.count >= 100_000 else by_rows[-1][1]],
         "prefix": [by_rows[0][1][:3], near(args.count / 2000)[:4]],
+        "wide_prefix": [wide_start[0]] if wide_start else [],
         "absent": ["qqqzzz"],
     }
     print(f"longtail: wrote {args.count} products to {args.out}", file=sys.stderr)
