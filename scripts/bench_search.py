@@ -221,8 +221,16 @@ def catalogd_requests(words):
     ] if row[2]]
 
 
-# Rows whose target is twice tantivy's time in its own process, without HTTP, on each engine.
+# Rows whose target is twice tantivy's time in its own process, without HTTP, on each engine, where that is lower
+# than the row's own.
 IN_PROCESS_ANCHORED = ("search: a common word with a selective one",)
+
+
+def row_target(label, target, tantivy):
+    """The target a row is held to, alone and under load: `target`, or twice tantivy's in-process median left alone
+    where the row is IN_PROCESS_ANCHORED and that is lower."""
+    anchor = tantivy.get(label, {}).get("median_ms")
+    return min(target, 2 * anchor) if label in IN_PROCESS_ANCHORED and anchor is not None else target
 
 # A request that does no store work, asked under the writer in the same rounds as the rows: the host's own floor.
 CONTROL = ("control: /healthz, no store work", 1, ["/healthz"])
@@ -648,16 +656,15 @@ def print_table(result):
         pg = postgres.get(label, {}).get("median_ms")
         anchor = tantivy.get(label, {}).get("median_ms")
         anchor_http = tantivy_http.get(label, {}).get("median_ms")
-        checks = [measured["median_ms"] <= measured["target_ms"]]
+        target = row_target(label, measured["target_ms"], tantivy)
+        checks = [median <= target for median in (measured["median_ms"], pg if label in IN_PROCESS_ANCHORED else None) if median is not None]
         if anchor_http is not None:
             checks.append(measured["median_ms"] <= 2 * anchor_http)
-        if label in IN_PROCESS_ANCHORED and anchor is not None:
-            checks += [median <= 2 * anchor for median in (measured["median_ms"], pg) if median is not None]
         if pg is not None:
             checks.append(pg <= 2 * measured["median_ms"])
         print(f"  {label:42s} {measured['median_ms']:8.2f} {pg if pg is not None else nan:10.2f} "
               f"{anchor if anchor is not None else nan:8.2f} {anchor_http if anchor_http is not None else nan:12.2f} "
-              f"{measured['target_ms']:7d}  {'yes' if all(checks) else 'no'}")
+              f"{target:7.4g}  {'yes' if all(checks) else 'no'}")
     print("\n  met: within the target, within 2x tantivy over HTTP where it answers the query (the same client asks both),")
     print("  PostgreSQL within 2x SQLite; " + ", ".join(IN_PROCESS_ANCHORED) + ": on both engines within 2x tantivy in-process")
     if result.get("typos", {}).get("tantivy_first_page_recall") is not None:
@@ -684,9 +691,10 @@ def print_under_load(result, key, title):
             continue
         rows = [measured] + ([under["catalogd PostgreSQL"][label]] if "catalogd PostgreSQL" in under else [])
         # The 99th percentile's bound is the writer's: an import's commit is seconds of work the reads share a host with.
-        checks = [row["median_ms"] <= row["target_ms"] and (key != "under_writer" or row["p99_ms"] <= 3 * row["median_ms"]) for row in rows]
+        target = row_target(label, measured["target_ms"], result["reads"]["tantivy"])
+        checks = [row["median_ms"] <= target and (key != "under_writer" or row["p99_ms"] <= 3 * row["median_ms"]) for row in rows]
         shown = " ".join(f"{row['median_ms']:8.2f} {row.get('p99_ms', row['worst_ms']):8.2f}" for row in rows)
-        print(f"  {label:42s} {shown:35s} {measured['target_ms']:7d}  {'yes' if all(checks) else 'no'}")
+        print(f"  {label:42s} {shown:35s} {target:7.4g}  {'yes' if all(checks) else 'no'}")
     print("  met: the median within the target" + (", and the p99 at most 3x the median" if key == "under_writer" else ""))
     if key == "under_writer":
         for name, writes in result["writes"].items():

@@ -16,6 +16,7 @@ import itertools
 import json
 import random
 import sys
+import unicodedata
 
 VOCABULARY = 60_000
 SYLLABLES = ["ka", "lo", "mi", "ne", "ru", "sa", "te", "vo", "zi", "pa", "de", "la", "mo", "ri", "ca", "fe", "bu", "go",
@@ -53,8 +54,17 @@ def main():
     brand_weights = list(itertools.accumulate(1.0 / (rank + 1) for rank in range(len(brands))))
     categories = [f"category-{index}" for index in range(60)]
     holders = {}
-    # How many rows hold a word of each three first letters, counted over every row: a typed prefix's matches.
+    # How many rows hold a word of each three first letters in a field the search reads, counted over every row and
+    # folded as catalogd folds (case, and the marks of Latin letters): a typed prefix's matches.
     start_rows = {}
+    folded_starts = {}
+
+    def folded_start(word):
+        start = folded_starts.get(word)
+        if start is None:
+            decomposed = unicodedata.normalize("NFKD", word.lower())
+            start = folded_starts[word] = "".join(c for c in decomposed if not unicodedata.combining(c))[:3]
+        return start
     with open(args.out, "w") as out:
         for index in range(args.count):
             name = draw(rng.randint(2, 5))
@@ -69,7 +79,8 @@ def main():
             if index < 20_000:
                 for word in set(name + description):
                     holders[word] = holders.get(word, 0) + 1
-            for start in {word[:3] for word in name + description if len(word) >= 3}:
+            searched = name + description + brand.lower().split() + record["category"].split("-")
+            for start in {folded_start(word) for word in searched if len(word) >= 3}:
                 start_rows[start] = start_rows.get(start, 0) + 1
     # Frequencies in the first 20,000 rows, scaled: enough to pick words by how common they are.
     scale = args.count / min(args.count, 20_000)
@@ -78,7 +89,7 @@ def main():
         return min(by_rows, key=lambda item: abs(item[0] - rows))[1]
     # Three first letters that about 6 % of the rows hold a word of: a typed prefix of tens of thousands of matches
     # at a million rows, far fewer than the common word's.
-    wide_start = min(start_rows.items(), key=lambda item: abs(item[1] - args.count * 0.06), default=None)
+    wide_start = min(start_rows.items(), key=lambda item: (abs(item[1] - args.count * 0.06), item[0]), default=None)
     queries = {
         "common": [by_rows[0][1], by_rows[1][1], f"{by_rows[0][1]} {by_rows[2][1]}"],
         "selective": [near(args.count / 2000), near(args.count / 5000)],

@@ -90,8 +90,12 @@ public struct SearchPlanner: Sendable {
     /// of each product's words are its matches, counted apart; a typed prefix's, its words' entries; any other read's,
     /// `fewMatchLimit`.
     public func candidateLimit(_ read: SearchRead, _ search: SearchQuery?) -> Int {
-        guard read == .wordEntries, let search else { return fewMatchLimit }
-        return search.isWholeWord ? wholeWordMatchLimit : search.isTypedPrefix ? prefixEntryLimit : fewMatchLimit
+        guard read == .wordEntries else { return fewMatchLimit }
+        switch search?.onlyPart {
+        case .word?: return wholeWordMatchLimit
+        case .prefix?: return prefixEntryLimit
+        default: return fewMatchLimit
+        }
     }
 
     /// Whether a walk of `total` matches reads each rank's matches whole and sorts them, rather than walk the rows in

@@ -68,8 +68,7 @@ public struct SearchQuery: Sendable, Equatable {
     /// The search's only part; nil when it has none or several.
     public var onlyPart: Part? { parts.count == 1 ? parts[0] : nil }
 
-    /// Whether the search is one whole word: its entries in the table of each product's words are as many as its
-    /// matches, where a typed prefix has one for each of a row's words that start with it.
+    /// Whether the search is one whole word.
     public var isWholeWord: Bool {
         guard case .word = onlyPart else { return false }
         return true

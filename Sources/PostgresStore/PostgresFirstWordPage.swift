@@ -6,7 +6,7 @@ import PostgresNIO
 /// parsing it took a third of its time at a million products. It runs on connections that plan it once for any word
 /// (`PostgresGenericPlanPool`), which suits it: whatever the word, its runs are a range of the runs table's key
 /// (`PostgresPlanTests` asks for that plan).
-enum PostgresFirstWordPage: PreparedReadShape {
+enum PostgresFirstWordPage: PostgresPreparedReadShape {
     static let name = "catalogd_first_word_page"
     /// The statement `PostgresListing.matchesStatement` makes of a whole word's first page, in the default order.
     static let sql: String = {

@@ -2,10 +2,9 @@ import Logging
 import PostgresNIO
 
 /// A pool of its own for the prepared first word pages (`PostgresFirstWordPage`), typed prefixes' pages
-/// (`PostgresPrefixRuns`) and first plain pages (`PostgresPlainPages`):
-/// its connections start with
-/// `plan_cache_mode = force_generic_plan`, so PostgreSQL plans such a statement once per connection and keeps that plan
-/// for any word. Planning it for each word took about as long as running it. The store's own pool cannot take the
+/// (`PostgresPrefixRuns`, `PostgresPrefixRows`) and first plain pages (`PostgresPlainPages`): its connections start
+/// with `plan_cache_mode = force_generic_plan`, so PostgreSQL plans such a statement once per connection and keeps
+/// that plan for any word. Planning it for each word took about as long as running it. The store's own pool cannot take the
 /// setting: it applies to the unnamed statements of every other read as well, and a page of a common word planned
 /// without its values took seconds.
 ///
@@ -17,7 +16,7 @@ struct PostgresGenericPlanPool: Sendable {
     let store: String
 
     /// The rows of a prepared read, read on one of this pool's connections.
-    func rows<Shape: PreparedReadShape>(of read: PostgresPreparedRead<Shape>, logger: Logger) async throws -> [PostgresRandomAccessRow] {
+    func rows<Shape: PostgresPreparedReadShape>(of read: PostgresPreparedRead<Shape>, logger: Logger) async throws -> [PostgresRandomAccessRow] {
         try await transaction(logger: logger) { connection in try await connection.rows(of: read, logger: logger) }
     }
 

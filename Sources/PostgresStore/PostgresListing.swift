@@ -24,7 +24,8 @@ struct PostgresListing {
     var knownLargestRowNumber: Int64?
     /// The rows a ranked page shows before the search's other matches (`LeadingRows`, `leadingRows`).
     var leading = LeadingRows.none
-    /// Where the prepared first word pages run (`PostgresFirstWordPage`); on the caller's connection without.
+    /// Where the prepared first word pages (`PostgresFirstWordPage`) and typed prefixes' pages (`PostgresPrefixRuns`)
+    /// run; on the caller's connection without.
     var genericPlans: PostgresGenericPlanPool?
     /// Whether the caller's connection is one of `PostgresGenericPlanPool`'s: then a plain first page runs prepared on it
     /// (`PostgresPlainPages`).

@@ -71,10 +71,10 @@ extension PostgresListing {
     /// The statement of `prefixPage` that reads the runs of `search`, a typed prefix: one row for each rank, with every
     /// run's orders in it one after the other, when the words' entries are at most `limit` (their counts are kept);
     /// one row with none otherwise. Each row has the versions. Nil when the list has no runs or `search` is not one
-    /// word or prefix.
+    /// typed prefix.
     func prefixRunsStatement(_ search: SearchQuery, limit: Int) -> (sql: String, binds: PostgresBindings)? {
         var statement = PostgresConditions()
-        guard let searchIndex, let runsTable = searchIndex.wordRunsTable, let countsTable = searchIndex.wordCountsTable,
+        guard search.isTypedPrefix, let searchIndex, let runsTable = searchIndex.wordRunsTable, let countsTable = searchIndex.wordCountsTable,
             let word = searchIndex.wordCondition(search, &statement)
         else { return nil }
         let sql = """

@@ -4,7 +4,7 @@ import PostgresNIO
 /// A read whose SQL is the same whatever its values, prepared once per connection: parsing and planning such a
 /// statement took as long as running it. `Shape` names it and makes its SQL; on the generic-plan pool's connections
 /// (`PostgresGenericPlanPool`) it is planned once as well.
-struct PostgresPreparedRead<Shape: PreparedReadShape>: PostgresPreparedStatement {
+struct PostgresPreparedRead<Shape: PostgresPreparedReadShape>: PostgresPreparedStatement {
     static var name: String { Shape.name }
     static var sql: String { Shape.sql }
     let binds: PostgresBindings
@@ -21,21 +21,21 @@ struct PostgresPreparedRead<Shape: PreparedReadShape>: PostgresPreparedStatement
 }
 
 /// A statement a connection prepares: its name there (PostgreSQL keeps 63 bytes of it) and its SQL.
-protocol PreparedReadShape: SendableMetatype {
+protocol PostgresPreparedReadShape: SendableMetatype {
     static var name: String { get }
     static var sql: String { get }
 }
 
 extension PostgresConnection {
     /// The rows of a prepared read, prepared once per connection.
-    func rows<Shape: PreparedReadShape>(of read: PostgresPreparedRead<Shape>, logger: Logger) async throws -> [PostgresRandomAccessRow] {
+    func rows<Shape: PostgresPreparedReadShape>(of read: PostgresPreparedRead<Shape>, logger: Logger) async throws -> [PostgresRandomAccessRow] {
         var fetched: [PostgresRandomAccessRow] = []
         for try await row in try await execute(read, logger: logger) { fetched.append(row) }
         return fetched
     }
 
     /// The rows of `statement`, prepared as `Shape` when it is that statement's SQL.
-    func rows<Shape: PreparedReadShape>(
+    func rows<Shape: PostgresPreparedReadShape>(
         of statement: (sql: String, binds: PostgresBindings), preparedAs _: Shape.Type, logger: Logger
     ) async throws -> [PostgresRandomAccessRow] {
         guard let prepared = PostgresPreparedRead<Shape>(statement) else { return try await rows(of: statement, logger: logger) }

@@ -236,12 +236,12 @@ extension PostgresListing {
         store: String, logger: Logger, into rows: Rows, append: (inout Rows, PostgresRandomAccessRow) throws -> Void
     ) async throws -> FewMatches<Rows> {
         guard let statement = matchesStatement(walk, search: search, filters: filters, source: source) else { return .unanswered }
-        var fetched: [PostgresRandomAccessRow]
-        switch (PostgresPreparedRead<PostgresFirstWordPage>(statement), genericPlans) {
-        case (let page?, let genericPlans?): fetched = try await genericPlans.rows(of: page, logger: logger)
-        case (let page?, nil): fetched = try await connection.rows(of: page, logger: logger)
-        case (nil, _): fetched = try await connection.rows(of: statement, logger: logger)
-        }
+        var fetched =
+            if let genericPlans, let page = PostgresPreparedRead<PostgresFirstWordPage>(statement) {
+                try await genericPlans.rows(of: page, logger: logger)
+            } else {
+                try await connection.rows(of: statement, preparedAs: PostgresFirstWordPage.self, logger: logger)
+            }
         guard let meta = fetched.first else { throw StoreUnavailable(store: store, reason: "the matches of a search returned no row") }
         let candidates = try meta["candidate_count"].decode(Int64.self)
         guard candidates >= 0 else { return .unanswered }
@@ -297,7 +297,7 @@ extension PostgresListing {
             guard let source = MatchSource(read) else { continue }
             logger.trace("reading a ranked page of few matches", metadata: ["search.source": "\(source)"])
             let answer =
-                source == .words && !search.isWholeWord
+                source == .words && search.isTypedPrefix
                 ? try await prefixPage(
                     connection, walk: walk, search: search, filters: filters, in: walkTransaction, store: store, logger: logger, into: rows,
                     append: append)
@@ -306,7 +306,8 @@ extension PostgresListing {
                     append: append)
             switch answer {
             case .page(let page): return page
-            // A whole word's entries are its matches.
+            // A whole word's entries are its matches, where a typed prefix has one for each of a row's words that
+            // start with it.
             case .more(let candidates) where read == .wordEntries && search.isWholeWord: facts.knownMatches = candidates
             case .more, .unanswered: continue
             }

@@ -14,9 +14,10 @@ import PostgresNIO
 ///
 /// Words are found by their bytes in a table of their own (open addressing on an FNV-1a hash), and each row's entries
 /// are kept in one flat array, in the rows' order, as the number of the word and rank they go to: sorted into runs by
-/// counting when they are written, a range of words at a time (`entriesSortedAtOnce`). A `String` and a dictionary lookup for each of 25 million entries took the
-/// import's one client core 11 s; an array of orders for each word and rank, appended to, 4-5 s more of it than this
-/// (28.5 s of the client's CPU for a million products, against 23.8).
+/// counting when they are written, a range of words at a time (`entriesSortedAtOnce`). A `String` and a dictionary
+/// lookup for each of 25 million entries took the import's one client core 11 s; an array of orders for each word
+/// and rank, appended to, 4-5 s more of it than this (28.5 s of the client's CPU for a million products, against
+/// 23.8).
 struct PostgresWordRuns {
     private let ranks = PostgresSearchIndex.products.fields.ranks.count
     /// The rank of each searched column, in the order of the vector's weights (`SearchFields.columns`).
@@ -114,11 +115,15 @@ struct PostgresWordRuns {
         let entries = PostgresSearchIndex.products.wordEntries(of: table)
         let sql = "SELECT * FROM (\(entries)) AS entries (word, rank, product_order) WHERE product_order = ANY($1)"
         let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
-        for try await (word, rank, order) in rows.decode((String, Int, Int64).self) {
-            var word = word
-            let list = word.withUTF8 { number(of: $0) * ranks + rank }
-            laterEntries.append((UInt32(truncatingIfNeeded: list), UInt32(truncatingIfNeeded: order - firstOrder)))
-        }
+        for try await (word, rank, order) in rows.decode((String, Int, Int64).self) { addServersWord(word, rank: rank, order: order) }
+    }
+
+    /// Adds the row numbered `order`, whose vector the server computed, to the runs of `word` at `rank`: in no order
+    /// of rows.
+    mutating func addServersWord(_ word: String, rank: Int, order: Int64) {
+        var word = word
+        let list = word.withUTF8 { number(of: $0) * ranks + rank }
+        laterEntries.append((UInt32(truncatingIfNeeded: list), UInt32(truncatingIfNeeded: order - firstOrder)))
     }
 
     /// How many entries are sorted at a time (`copyText`), unless one word alone has more: 32 MB of orders. The

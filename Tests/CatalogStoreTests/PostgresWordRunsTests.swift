@@ -9,15 +9,26 @@ struct PostgresWordRunsTests {
     static let words = ["lamp", "desk", "café", "ø", "a"]
     static let columns = PostgresSearchIndex.products.fields.columns
 
+    /// Every fifth row's vector is left to the server, whose words come after every row's, last row first.
+    static func leftToServer(_ row: Int) -> Bool { row % 5 == 3 }
+
     /// Runs of 1,000 rows numbered from 41: `lamp` in the first column of every row (five runs of one list), the
     /// other words in some rows, each in a column of its own for the row.
     static func runs() -> PostgresWordRuns {
         var runs = PostgresWordRuns(firstOrder: 41)
         for row in 0..<1_000 {
-            _ = runs.numberRow(vectorWritten: true)
+            _ = runs.numberRow(vectorWritten: !leftToServer(row))
+            guard !leftToServer(row) else { continue }
             for (number, word) in words.enumerated() where number == 0 || row % (number + 1) == 0 {
                 var text = word
                 text.withUTF8 { runs.add($0, column: number == 0 ? 0 : (row / 7 + number) % columns.count) }
+            }
+        }
+        let ranks = PostgresSearchIndex.products.fields.ranks
+        for row in (0..<1_000).reversed() where leftToServer(row) {
+            for (number, word) in words.enumerated() where number == 0 || row % (number + 1) == 0 {
+                let column = columns[number == 0 ? 0 : (row / 7 + number) % columns.count]
+                runs.addServersWord(word, rank: ranks.firstIndex { $0.contains(column) } ?? 0, order: 41 + Int64(row))
             }
         }
         return runs
@@ -43,6 +54,8 @@ struct PostgresWordRunsTests {
         return text
     }
 
+    /// The runs hold every row of each word and rank in order, the server's among the others, however many entries
+    /// are sorted at once: none, one, some words, all.
     @Test func theRunsAreTheSameHoweverManyEntriesAreSortedAtOnce() async throws {
         let runs = Self.runs()
         let whole = await Self.copyText(runs, atOnce: .max)

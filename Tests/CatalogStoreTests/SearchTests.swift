@@ -474,7 +474,7 @@ extension SearchTests {
 
     /// PostgreSQL's first word pages run prepared on the pool whose connections plan a statement once for any
     /// parameters (`PostgresGenericPlanPool`): each run of a whole word there used that one plan, and none was planned
-    /// for its own values. Typed prefixes, read from their runs (`PostgresListing.prefixPage`), count alike.
+    /// for its own values; so did the typed prefixes' statements (`PostgresListing.prefixPage`).
     @Test func firstWordPagesKeepOnePlanForEveryWord() async throws {
         guard StoreBackend.available.contains(.postgres) else { return }
         let temporary = try await TestStore.open(.postgres)
@@ -500,6 +500,11 @@ extension SearchTests {
             return plans
         }
         #expect(plans[PostgresFirstWordPage.sql] == [4, 0])
+        // The typed prefixes' two statements (`PostgresListing.prefixPage`), each planned once for every prefix.
+        for sql in [PostgresPrefixRuns.sql, PostgresPrefixRows.sql] {
+            let prefixPlans = try #require(plans[sql])
+            #expect(prefixPlans[0] >= 1 && prefixPlans[1] == 0, "\(prefixPlans)")
+        }
     }
 
     /// A PostgreSQL store with `fewMatchLimit`, `wholeWordMatchLimit` and `prefixEntryLimit`, whose log lines down to
