@@ -1,21 +1,16 @@
 import Logging
 import PostgresNIO
 
-/// The statement `PostgresPlainPages.statements[Number.value]`, prepared.
-struct PostgresPlainPage<Number: PlainPageNumber>: PostgresPreparedStatement {
-    // Short: PostgreSQL keeps 63 bytes of a prepared statement's name, and a type's full name is longer.
-    static var name: String { "catalogd_plain_page_\(Number.value)" }
-    static var sql: String { PostgresPlainPages.statements[Number.value] }
-    let binds: PostgresBindings
-
-    func makeBindings() -> PostgresBindings { binds }
-
-    func decodeRow(_ row: PostgresRow) -> PostgresRandomAccessRow { row.makeRandomAccess() }
+/// A number as a type, a prepared read's shape (`PostgresPreparedRead`): the statement
+/// `PostgresPlainPages.statements[value]`, the first and the one after another.
+protocol PlainPageNumber: PostgresPreparedReadShape {
+    static var value: Int { get }
 }
 
-/// A number as a type: the first, and the one after another.
-protocol PlainPageNumber {
-    static var value: Int { get }
+extension PlainPageNumber {
+    // Short: PostgreSQL keeps 63 bytes of a prepared statement's name, and a type's full name is longer.
+    static var name: String { "catalogd_plain_page_\(value)" }
+    static var sql: String { PostgresPlainPages.statements[value] }
 }
 
 enum FirstPlainPage: PlainPageNumber {
@@ -32,11 +27,7 @@ extension PostgresConnection {
     func rows<Number: PlainPageNumber>(
         ofPlainPage number: Int, binds: PostgresBindings, from _: Number.Type = FirstPlainPage.self, logger: Logger
     ) async throws -> [PostgresRandomAccessRow] {
-        guard number > Number.value else {
-            var fetched: [PostgresRandomAccessRow] = []
-            for try await row in try await execute(PostgresPlainPage<Number>(binds: binds), logger: logger) { fetched.append(row) }
-            return fetched
-        }
+        guard number > Number.value else { return try await rows(of: (Number.sql, binds), preparedAs: Number.self, logger: logger) }
         return try await rows(ofPlainPage: number, binds: binds, from: NextPlainPage<Number>.self, logger: logger)
     }
 }

@@ -7,7 +7,7 @@ import CatalogStore
 /// that plan with scans and sorts made a last resort; `EXPLAIN` of each at a million products, without, gave the same).
 ///
 /// postgres-nio names a prepared statement and its SQL by its type, so each of these statements is a type of its
-/// own: `PostgresPlainPage` of a number (`PlainPageNumber`), its place in `statements`.
+/// own: a `PostgresPreparedRead` of a number (`PlainPageNumber`), its place in `statements`.
 enum PostgresPlainPages {
     /// The first page of each plain ordering of products, ascending and descending, as
     /// `PostgresListing.pageStatement` makes it for a request without filters. Not a page from a cursor: planned once
