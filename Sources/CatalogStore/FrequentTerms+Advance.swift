@@ -22,11 +22,11 @@ extension FrequentTerms {
         touched.forEach { touchedRows.append(Int64($0)) }
         // Each word is looked up once, with every changed row that holds it: its set, the spelled-out prefixes it is
         // in, the vocabulary. A row may go into a prefix's rows once for each of its words: a set takes it once.
-        var setRows: [String: [Int64]] = [:]
+        var setRows: [String: ChangedWords.Holders] = [:]
         var prefixRows = [[Int64]](repeating: [], count: prefixSetNames.count)
         var written: [String: Int] = [:]
         for holders in words.words {
-            if sets[holders.word] != nil { setRows[holders.word] = holders.rows }
+            if sets[holders.word] != nil { setRows[holders.word] = holders }
             for number in prefixSetsOfWord[holders.word] ?? [] { prefixRows[number] += holders.rows }
             if vocabulary?.holds(holders.word) == false { written[holders.word] = holders.rows.count }
         }
@@ -40,7 +40,14 @@ extension FrequentTerms {
             return set
         }
         var sets = self.sets
-        for (word, set) in self.sets { sets[word] = forward(set, adding: setRows[word] ?? []) }
+        for (word, set) in self.sets { sets[word] = forward(set, adding: setRows[word]?.rows ?? []) }
+        var rankSets = self.rankSets
+        for (word, through) in self.rankSets {
+            let holders = setRows[word]
+            rankSets[word] = through.indices.map { rank in
+                forward(through[rank], adding: holders.map { zip($0.rows, $0.ranks).filter { $0.1 <= rank }.map(\.0) } ?? [])
+            }
+        }
         var prefixSets = self.prefixSets
         for (number, name) in prefixSetNames.enumerated() {
             if let set = prefixSets[name] { prefixSets[name] = forward(set, adding: prefixRows[number]) }
@@ -63,7 +70,7 @@ extension FrequentTerms {
             productsVersion: productsVersion, historySeq: historySeq,
             keyRows: keyRows.adding(products.map { (KeyRowIndex.hash($0.key), $0.row) }),
             rowOrders: newOrders.isEmpty ? rowOrders : rowOrders + newOrders,
-            largestRowNumber: largest, wholeReadSeq: wholeReadSeq, sets: sets, columns: columns, vocabulary: vocabulary,
+            largestRowNumber: largest, wholeReadSeq: wholeReadSeq, sets: sets, rankSets: rankSets, columns: columns, vocabulary: vocabulary,
             prefixSets: prefixSets, prefixSetNames: prefixSetNames, prefixSetsOfWord: prefixSetsOfWord, prices: prices)
     }
 }

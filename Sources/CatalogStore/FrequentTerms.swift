@@ -26,6 +26,10 @@ public struct FrequentTerms: Sendable {
     /// (`advanced`): the words that have a set were chosen then.
     public let wholeReadSeq: Int64
     let sets: [String: RowNumberSet]
+    /// For each word with a set, the rows holding it in the columns of ranks 0 through r (`SearchFields.ranks`), for
+    /// each rank r before the last, whose rows are the set itself: the rank a row holds the word in is told without
+    /// reading the row (`rank(ofRow:holdingAll:)`).
+    let rankSets: [String: [RowNumberSet]]
     let columns: [ProductFacetField: FacetColumn]
     let vocabulary: Vocabulary?
     /// The rows of each spelled-out prefix of a word with a set (`Builder.prefixesToSpellOut`), by its words joined.
@@ -40,6 +44,61 @@ public struct FrequentTerms: Sendable {
 
     /// The words that have a set, in order.
     public var terms: [String] { sets.keys.sorted() }
+
+    /// The rank in which row `row` holds every one of `terms` (each a word with a set), as the sets have it: the worst
+    /// of the first ranks whose columns hold each, as the engines rank a search's match; nil when the row lacks one of
+    /// them, or one has no set.
+    public func rank(ofRow row: Int64, holdingAll terms: [String]) -> Int? {
+        var rank = 0
+        for term in terms {
+            guard let set = sets[term], set.contains(row) else { return nil }
+            let through = rankSets[term] ?? []
+            rank = max(rank, through.firstIndex { $0.contains(row) } ?? through.count)
+        }
+        return rank
+    }
+
+    /// The part of `search` a ranked page of it may be read from (`SearchLead`), with the terms of its other parts:
+    /// when each other part is a whole word with a set and the lead, a whole word or a typed prefix, has none, the
+    /// lead's matches are read at once and tested by the others' sets, which tell their ranks too. Nil for a search of
+    /// one part, of a phrase, of two parts without a set, or whose every word has one (the sets count it).
+    public func lead(of search: SearchQuery) -> (part: SearchQuery.Part, others: [String])? {
+        guard search.parts.count > 1 else { return nil }
+        var lead: SearchQuery.Part?
+        var others: [String] = []
+        for part in search.parts {
+            if case .word(let word) = part, let term = Self.term(word), sets[term] != nil {
+                others.append(term)
+                continue
+            }
+            switch part {
+            case .word, .prefix:
+                guard lead == nil else { return nil }
+                lead = part
+            case .phrase, .anyWord, .anyPrefix: return nil
+            }
+        }
+        return lead.map { ($0, others) }
+    }
+
+    /// Whether the words of the search index that start with `prefix` held at most `limit` entries (a row for each
+    /// word it holds) at the sets' version: false when the prefix is no term (`term`), or the index's words are unknown.
+    public func prefix(_ prefix: String, holdsAtMost limit: Int) -> Bool {
+        guard let vocabulary, let start = Self.term(prefix) else { return false }
+        return vocabulary.entries(startingWith: start, upTo: limit) <= limit
+    }
+
+    /// The row number of the row whose order in the engine's own order is `order` (`rowOrders`), when the sets know
+    /// it: `order` itself where the row numbers are the engine's own.
+    public func rowNumber(ofOrder order: Int64) -> Int64? {
+        guard !rowOrders.isEmpty else { return order }
+        var (low, high) = (0, rowOrders.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if rowOrders[middle] < order { low = middle + 1 } else { high = middle }
+        }
+        return low < rowOrders.count && rowOrders[low] == order ? Int64(low) : nil
+    }
 
     /// The rows `filter` selects, when the sets answer it: a search (`filter`'s, or `expanded` from it) whose every
     /// part is a whole word with a set, or any of several words (`SearchQuery.Part.anyWord`), beside at most a
@@ -92,15 +151,18 @@ public struct FrequentTerms: Sendable {
     }
 
     /// Whether the sets may answer something of a read of `filter`: its count and facets (each word of its search, as
-    /// `expanded` spells it, has a set; or it is a brand's count), that it matches nothing, or its typed prefix spelled
-    /// out. A read of any other filter gains nothing from them, so it need not read the changes since them either.
+    /// `expanded` spells it, has a set; or it is a brand's count), that it matches nothing, its typed prefix spelled
+    /// out, or the ranks of a search read from its lead (`lead(of:)`) without other filters. A read of any other filter
+    /// gains nothing from them, so it need not read the changes since them either.
     public func mayAnswer(_ filter: ProductFilter) -> Bool {
         guard let search = filter.searchQuery else {
             return filter.brand.map { !$0.isEmpty } == true && filter.category?.isEmpty != true && filter.inStock == nil
         }
         let expanded = expanded(search)
         if expanded != search || matchesNothing(expanded) { return true }
-        return !search.matchesNothing && filter.inStock == nil && filter.minimumPrice == nil && filter.maximumPrice == nil
+        let unfiltered = filter.inStock == nil && filter.minimumPrice == nil && filter.maximumPrice == nil
+        if unfiltered, filter.category == nil, filter.brand == nil, lead(of: search) != nil { return true }
+        return !search.matchesNothing && unfiltered
             && search.parts.allSatisfy { part in
                 switch part {
                 case .word(let word): Self.term(word).map { sets[$0] != nil } ?? false
@@ -191,6 +253,7 @@ public struct FrequentTerms: Sendable {
         private var keyEntries: [(hash: UInt64, row: Int64)] = []
         private var rowOrders: [Int64] = []
         private var sets: [String: RowNumberSet] = [:]
+        private var rankSets: [String: [RowNumberSet]] = [:]
         private var columns: [ProductFacetField: FacetColumn]
         private var vocabulary: Vocabulary?
         private var prefixSets: [String: RowNumberSet] = [:]
@@ -225,7 +288,18 @@ public struct FrequentTerms: Sendable {
         /// An empty set for a term's rows.
         public func emptySet() -> RowNumberSet { RowNumberSet(largest: largestRowNumber) }
 
-        public mutating func add(_ term: String, rows: RowNumberSet) { sets[term] = rows }
+        /// Adds the set of `term` from the rows holding it in each rank's columns, `byRank[r]` for rank r
+        /// (`SearchFields.ranks`): a row may be in several, and ranks by the first.
+        public mutating func add(_ term: String, byRank: [RowNumberSet]) {
+            var through = emptySet()
+            var ranked: [RowNumberSet] = []
+            for rows in byRank {
+                through.formUnion(rows)
+                ranked.append(through)
+            }
+            sets[term] = ranked.popLast() ?? through
+            rankSets[term] = ranked
+        }
 
         /// Takes every word of the search index, in the order of their bytes, with how many rows hold each, out of
         /// `rowCount`, and returns the words `policy` gives a set, most held first: those of ASCII letters and digits
@@ -288,7 +362,7 @@ public struct FrequentTerms: Sendable {
             return FrequentTerms(
                 productsVersion: productsVersion, historySeq: historySeq, keyRows: KeyRowIndex(keyEntries), rowOrders: rowOrders,
                 largestRowNumber: largestRowNumber, wholeReadSeq: historySeq,
-                sets: sets, columns: columns, vocabulary: vocabulary,
+                sets: sets, rankSets: rankSets, columns: columns, vocabulary: vocabulary,
                 prefixSets: prefixSets, prefixSetNames: prefixSetNames, prefixSetsOfWord: prefixSetsOfWord, prices: prices)
         }
     }

@@ -23,6 +23,11 @@ public struct SearchPlanner: Sendable {
     /// read and merged: the 52,855 of a prefix of 53 words took about 10 ms, where its walk took 225; a prefix
     /// with more is one most rows match, whose best rank holds its first page.
     public static let prefixEntries = 100_000
+    /// How many entries the lead of a search of several parts has at most (`SearchLead`) for them all to be read and
+    /// tested by the sets of the other words, as a typed prefix's (`prefixEntries`): a selective word's few thousand
+    /// take a millisecond or two, where the engine would step through the common word's matches beside them. An
+    /// engine whose entries cost more to read lowers it (SQLite: `SQLiteListing.leadEntries`).
+    public static let leadEntries = prefixEntries
 
     /// What is known of a search before its matches are read.
     public struct Facts: Sendable, Equatable {
@@ -62,6 +67,8 @@ public struct SearchPlanner: Sendable {
     public var wholeWordMatchLimit = Self.wholeWordMatches
     /// `prefixEntries`, unless a test lowers it.
     public var prefixEntryLimit = Self.prefixEntries
+    /// `leadEntries`, unless a test lowers it.
+    public var leadEntryLimit = Self.leadEntries
 
     public init(reads: Set<SearchRead>) {
         self.reads = reads
@@ -87,14 +94,15 @@ public struct SearchPlanner: Sendable {
     }
 
     /// The most candidates a read of every match at once reads before it declines: a whole word's entries in the table
-    /// of each product's words are its matches, counted apart; a typed prefix's, its words' entries; any other read's,
-    /// `fewMatchLimit`.
+    /// of each product's words are its matches, counted apart; a typed prefix's, its words' entries; a search of
+    /// several parts', its lead's entries (`SearchLead`); any other read's, `fewMatchLimit`.
     public func candidateLimit(_ read: SearchRead, _ search: SearchQuery?) -> Int {
-        guard read == .wordEntries else { return fewMatchLimit }
-        switch search?.onlyPart {
+        guard read == .wordEntries, let search else { return fewMatchLimit }
+        switch search.onlyPart {
         case .word?: return wholeWordMatchLimit
         case .prefix?: return prefixEntryLimit
-        default: return fewMatchLimit
+        case .phrase?, .anyWord?, .anyPrefix?: return fewMatchLimit
+        case nil: return search.parts.isEmpty ? fewMatchLimit : leadEntryLimit
         }
     }
 

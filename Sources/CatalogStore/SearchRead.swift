@@ -8,9 +8,10 @@ public enum SearchRead: String, Sendable, CaseIterable {
     /// A first page from the best rank alone, in row order, each row carrying the count. It declines when that rank
     /// holds less than a page.
     case bestRankFirst = "best_rank_first"
-    /// Every match of one word or typed prefix at once, from the table of each product's words, which tells each
-    /// match's rank without reading its row; sorted. It declines past its candidate limit, and for a search with no
-    /// entries of its own there.
+    /// Every match of one word or typed prefix at once, with its rank, from the entries the engine keeps of each word
+    /// (PostgreSQL's table of each product's words, which tells each match's rank without reading its row); sorted. A
+    /// search of several parts is read so from its lead (`SearchLead`), its other words tested by their sets. It
+    /// declines past its candidate limit, and for a search with no entries of its own (SQLite: of one part).
     case wordEntries = "word_entries"
     /// Every match of the search at once from the search index, with the filters checked on each; sorted. It declines
     /// past its candidate limit.

@@ -56,6 +56,18 @@ struct Vocabulary: Sendable {
         return index < words.count && words[index] == word
     }
 
+    /// How many entries the words that start with `prefix` have: the rows holding each, added up, at most `limit`
+    /// plus one (past it, the words are not counted further).
+    func entries(startingWith prefix: String, upTo limit: Int) -> Int {
+        var index = firstIndex { !$0.utf8.lexicographicallyPrecedes(prefix.utf8) }
+        var entries = 0
+        while index < words.count, entries <= limit, words[index].utf8.starts(with: prefix.utf8) {
+            entries += rows[index]
+            index += 1
+        }
+        return entries
+    }
+
     func holdsWord(startingWith prefix: String) -> Bool {
         let index = firstIndex { !$0.utf8.lexicographicallyPrecedes(prefix.utf8) }
         return index < words.count && words[index].utf8.starts(with: prefix.utf8)

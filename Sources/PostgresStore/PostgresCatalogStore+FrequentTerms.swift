@@ -51,9 +51,13 @@ extension PostgresCatalogStore {
             try await connection.query("SET LOCAL enable_seqscan = off", logger: logger)
             for word in builder.chooseWords(from: words, rows: holders, of: rows.count, policy) {
                 try Task.checkCancellation()
-                var matches = builder.emptySet()
-                try await Self.addMatches(of: [word], to: &matches, numberedBy: orders, connection, logger: logger)
-                builder.add(word, rows: matches)
+                var byRank: [RowNumberSet] = []
+                for rankOrders in try await Self.ordersByRank(of: word, connection, logger: logger) {
+                    var matches = builder.emptySet()
+                    for order in rankOrders { Self.number(order, in: orders).map { matches.insert($0) } }
+                    byRank.append(matches)
+                }
+                builder.add(word, byRank: byRank)
             }
             for prefix in builder.prefixesToSpellOut(policy) {
                 try Task.checkCancellation()
@@ -78,18 +82,21 @@ extension PostgresCatalogStore {
             guard versions.products > base.productsVersion else { return base }
             guard let changed, (changed.newOrders.first ?? .max) > (base.rowOrders.last ?? .min) else { return nil }
             var products: [ChangedProduct] = []
-            var words: [(row: Int64, words: [String])] = []
+            var words: [(row: Int64, words: [(word: String, rank: Int)])] = []
+            let rank = PostgresSearchIndex.products.wordRankExpression("word.weights")
             let query: PostgresQuery = """
-                SELECT row_order, serial_code, category, brand, price_micros, tsvector_to_array(search_vector)
+                SELECT row_order, serial_code, category, brand, price_micros,
+                    ARRAY(SELECT word.lexeme FROM unnest(search_vector) AS word ORDER BY word.lexeme),
+                    ARRAY(SELECT \(unescaped: rank) FROM unnest(search_vector) AS word ORDER BY word.lexeme)
                 FROM products WHERE row_order = ANY(\(Array(changed.numbers.keys)))
                 """
-            // A vector's lexemes are distinct: each of a row's words once.
-            for try await (order, key, category, brand, price, lexemes) in try await connection.query(query, logger: logger).decode(
-                (Int64, String, String, String, Int64, [String]).self)
+            // A vector's lexemes are distinct: each of a row's words once, with the first rank whose columns hold it.
+            for try await (order, key, category, brand, price, lexemes, ranks) in try await connection.query(query, logger: logger).decode(
+                (Int64, String, String, String, Int64, [String], [Int32]).self)
             {
                 guard let number = changed.numbers[order] else { continue }
                 products.append(ChangedProduct(row: number, key: key, category: category, brand: brand, priceMicros: price))
-                words.append((number, lexemes))
+                words.append((number, zip(lexemes, ranks).map { ($0, Int($1)) }))
             }
             return base.advanced(
                 to: versions.products, historySeq: versions.lastSeq, touched: changed.rows, products: products,
@@ -108,12 +115,36 @@ extension PostgresCatalogStore {
         selected.addSearch(SearchQuery(parts: [.anyWord(words)]), .products)
         let query = PostgresQuery(unsafeSQL: "SELECT row_order FROM products \(selected.whereSQL)", binds: selected.binds)
         for try await order in try await connection.query(query, logger: logger).decode(Int64.self) {
-            var (low, high) = (0, orders.count)
-            while low < high {
-                let middle = (low + high) / 2
-                if orders[middle] < order { low = middle + 1 } else { high = middle }
-            }
-            if low < orders.count, orders[low] == order { rows.insert(Int64(low)) }
+            number(order, in: orders).map { rows.insert($0) }
         }
+    }
+
+    /// The place of `order` in `orders`, ascending; nil when they do not hold it.
+    static func number(_ order: Int64, in orders: [Int64]) -> Int64? {
+        var (low, high) = (0, orders.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if orders[middle] < order { low = middle + 1 } else { high = middle }
+        }
+        return low < orders.count && orders[low] == order ? Int64(low) : nil
+    }
+
+    /// The orders of the products holding `word` in each rank's columns, the first rank each holds it in, from its runs
+    /// (`PostgresSearchIndex.wordRunsTable`), which the same statements as the search vectors keep: one pass over a
+    /// word's entries, where asking the search index for each rank reads every matching row.
+    static func ordersByRank(of word: String, _ connection: PostgresConnection, logger: Logger) async throws -> [[Int64]] {
+        let runsTable = PostgresSearchIndex.products.wordRunsTable ?? "product_word_runs"
+        let query: PostgresQuery = """
+            SELECT rank, string_agg(array_send(orders), ''::bytea) AS orders FROM \(unescaped: runsTable) WHERE word = \(word) GROUP BY rank
+            """
+        var runs: [(rank: Int, orders: ByteBuffer)] = []
+        for try await (rank, orders) in try await connection.query(query, logger: logger).decode((Int, ByteBuffer).self) {
+            runs.append((rank, orders))
+        }
+        var byRank = try PostgresRunOrders.byRank(runs)
+        if byRank.count < PostgresSearchIndex.products.fields.ranks.count {
+            byRank += Array(repeating: [], count: PostgresSearchIndex.products.fields.ranks.count - byRank.count)
+        }
+        return byRank
     }
 }

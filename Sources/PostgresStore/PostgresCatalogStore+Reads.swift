@@ -60,7 +60,7 @@ extension PostgresCatalogStore {
         // one statement before the page. Outside a transaction too, kept when the page's snapshot has the versions the
         // changes were read at (every statement between then saw them too, as above); when a write came between, all
         // is read again in one transaction. A typed prefix's page is read in a transaction of its own either way
-        // (`PostgresListing.prefixPage`): its count, rows and versions come from that one snapshot, and what the
+        // (`PostgresListing.leadPage`): its count, rows and versions come from that one snapshot, and what the
         // page is checked against here is its own versions.
         let searches = PostgresCurrentFrequentTerms.searches(of: filter, in: base)
         let (page, consistent) = try await transaction(.single) { connection in
@@ -135,6 +135,7 @@ extension PostgresCatalogStore {
         // A hint for reading a ranked page; it is right either way.
         listing.knownMatches = search == nil ? nil : known
         listing.knownLargestRowNumber = terms?.current.base.largestRowNumber
+        listing.lead = search.flatMap { terms?.current.lead(of: $0) }
         if let corrected = filter.correctedSearch, try listing.isRanked(request, search) {
             listing.leading = try await listing.leadingRows(
                 SearchPlanner.leads(of: corrected), filters: filters, connection, store: description, logger: logger)

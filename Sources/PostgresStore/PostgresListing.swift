@@ -24,6 +24,9 @@ struct PostgresListing {
     var knownLargestRowNumber: Int64?
     /// The rows a ranked page shows before the search's other matches (`LeadingRows`, `leadingRows`).
     var leading = LeadingRows.none
+    /// How a search of several parts is read from its lead (`SearchLead`), when the frequent words' sets, made exact at
+    /// the read's snapshot, tell its other words.
+    var lead: SearchLead?
     /// Where the prepared first word pages (`PostgresFirstWordPage`) and typed prefixes' pages (`PostgresPrefixRuns`)
     /// run; on the caller's connection without.
     var genericPlans: PostgresGenericPlanPool?

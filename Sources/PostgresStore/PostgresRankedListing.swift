@@ -121,7 +121,7 @@ extension PostgresListing {
                 """
             candidateCount = "(SELECT COUNT(*) FROM matches)"
         case .words:
-            // A typed prefix's words are merged by `prefixPage`.
+            // A typed prefix's words, and a lead's, are merged by `leadPage`.
             guard search.isWholeWord, let runsTable = searchIndex.wordRunsTable, let wordCountsTable = searchIndex.wordCountsTable,
                 filters.clauses.isEmpty, let word = searchIndex.wordCondition(search, &statement)
             else { return nil }
@@ -297,8 +297,8 @@ extension PostgresListing {
             guard let source = MatchSource(read) else { continue }
             logger.trace("reading a ranked page of few matches", metadata: ["search.source": "\(source)"])
             let answer =
-                source == .words && search.isTypedPrefix
-                ? try await prefixPage(
+                source == .words && (search.isTypedPrefix || lead != nil)
+                ? try await leadPage(
                     connection, walk: walk, search: search, filters: filters, in: walkTransaction, store: store, logger: logger, into: rows,
                     append: append)
                 : try await fewMatchesPage(

@@ -1,4 +1,5 @@
 import CatalogStore
+import PostgresNIO
 
 /// A resource's `search_vector` column, and how a search is asked of it.
 ///
@@ -65,6 +66,20 @@ struct PostgresSearchIndex {
     /// `conditions`.
     func rankExpression(_ query: SearchQuery, _ conditions: inout PostgresConditions) -> String {
         ranked { rank in matches(tsquery(query, columns: fields.columns(throughRank: rank)), &conditions) }
+    }
+
+    /// The statement that ranks the rows of `table` whose orders are `orders`, each that matches `query`
+    /// (`match_order`, `match_rank`): a search's rows that a change since the frequent words' sets touched
+    /// (`PostgresListing.leadPage`).
+    func ranksStatement(_ query: SearchQuery, orders: [Int64], table: String) -> (sql: String, binds: PostgresBindings) {
+        var statement = PostgresConditions()
+        let condition = condition(query, &statement)
+        let rank = rankExpression(query, &statement)
+        let sql = """
+            SELECT \(orderColumn) AS match_order, \(rank) AS match_rank FROM \(table)
+            WHERE \(orderColumn) = ANY(\(statement.parameter(orders))) AND \(condition)
+            """
+        return (sql, statement.binds)
     }
 
     /// The rank of a word whose positions in a row's vector have the weight letters `weights` (a `text[]`, as

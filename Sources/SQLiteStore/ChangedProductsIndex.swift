@@ -38,21 +38,30 @@ enum ChangedProductsIndex {
         try source.forEachRow(vocabulary, []) { _, _ in false }
         var words = ChangedWords()
         // Every instance of every word, without DISTINCT (SQLite would sort them all): they come by word, and a word's
-        // by row, so that a word's text is made once and a row is taken once however often it holds the word.
+        // by row, so that a word's text is made once and a row is taken once however often it holds the word, at the
+        // best rank of its instances.
         var word: [UInt8] = []
         var rows: [Int64] = []
+        var ranks: [Int] = []
         func addWord() {
-            if !rows.isEmpty { words.add(String(decoding: word, as: UTF8.self), rows: rows) }
+            if !rows.isEmpty { words.add(String(decoding: word, as: UTF8.self), rows: rows, ranks: ranks) }
         }
-        try source.forEachRow("SELECT term, doc FROM temp.changed_product_words", []) { _, statement in
+        let lastRank = SearchFields.products.ranks.count - 1
+        try source.forEachRow("SELECT term, doc, col FROM temp.changed_product_words", []) { _, statement in
             let instance = DirectRow(statement: statement)
             let term = instance.bytes(0)
             if !term.elementsEqual(word) {
                 addWord()
-                (word, rows) = (Array(term), [])
+                (word, rows, ranks) = (Array(term), [], [])
             }
             let row = instance.integer(1)
-            if rows.last != row { rows.append(row) }
+            let rank = SQLiteSearchIndex.products.rank(ofColumn: instance.bytes(2)) ?? lastRank
+            if rows.last != row {
+                rows.append(row)
+                ranks.append(rank)
+            } else if let last = ranks.indices.last {
+                ranks[last] = min(ranks[last], rank)
+            }
             return true
         }
         addWord()

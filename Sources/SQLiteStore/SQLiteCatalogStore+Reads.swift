@@ -141,13 +141,16 @@ extension SQLiteCatalogStore {
             search = try terms.expanded(typed, matchChanged: matchChanged)
         }
         let leading = try leadingRows(filter, request, filters, source)
-        let (next, previous, read) = try productListing.page(
-            source, request: request, filters: filters, search: search, leading: leading, into: &rows
+        let (next, previous, read, readCount) = try productListing.page(
+            source, request: request, filters: filters, search: search, leading: leading, lead: search.flatMap { terms?.lead(of: $0) },
+            into: &rows
         ) { rows, _, statement in
             rows.append(ProductColumn.stored(statement))
         }
         let count: Int
-        if let terms, let matchChanged,
+        if let readCount {
+            count = readCount
+        } else if let terms, let matchChanged,
             let selected = try terms.selection(
                 filter, search: search, addRows: { try addMatches(of: $0, to: &$1, source) }, matchChanged: matchChanged)
         {

@@ -17,6 +17,12 @@ struct SQLiteSearchIndex {
     /// Categories have no rowid: their index holds the name itself.
     static let categories = SQLiteSearchIndex(table: "category_search", fields: .categories, rowColumn: "name", indexColumn: "name")
 
+    /// The rank (`SearchFields.ranks`) of the column an instance of `fts5vocab` names; nil for a column no rank holds
+    /// (`ChangedProductsIndex.words`).
+    func rank(ofColumn name: UnsafeBufferPointer<UInt8>) -> Int? {
+        fields.ranks.firstIndex { columns in columns.contains { name.elementsEqual($0.utf8) } }
+    }
+
     /// The statement that builds the index again from the rows it indexes (FTS5's `rebuild` command).
     var rebuildSQL: String { "INSERT INTO \(table) (\(table)) VALUES ('rebuild')" }
 

@@ -40,7 +40,7 @@ final class SQLiteSnapshot: StoreSnapshot {
             // A page without its count: the search as typed, along its index, from the cursor.
             let request = request.ranked(by: filter.searchQuery, in: .products)
             var rows = rows
-            let (next, _, _) = try SQLiteCatalogStore.productListing.page(
+            let (next, _, _, _) = try SQLiteCatalogStore.productListing.page(
                 db, request: request, filters: SQLiteConditions(filter.query.conditions), search: filter.searchQuery, into: &rows
             ) { rows, _, statement in
                 rows.append(ProductColumn.stored(statement))

@@ -79,6 +79,16 @@ struct CurrentFrequentTermsTests {
             // SQLite numbers rows by rowid in both; PostgreSQL by place, which a whole read gives again from 0.
             let sameNumbers = store is SQLiteCatalogStore
             for term in whole.terms where advanced.terms.contains(term) {
+                // The rank each row holds the word in: the same rows in each rank, or as many where the numbers differ.
+                let largest = max(advanced.largestRowNumber, whole.largestRowNumber)
+                let ranks = { (terms: FrequentTerms) in (0...largest).map { terms.rank(ofRow: $0, holdingAll: [term]) } }
+                let (broughtRanks, readRanks) = (ranks(advanced), ranks(whole))
+                if sameNumbers {
+                    #expect(broughtRanks == readRanks, "\(stage): ranks of \(term)")
+                } else {
+                    let tally = { (ranks: [Int?]) in Dictionary(ranks.compactMap { $0 }.map { ($0, 1) }, uniquingKeysWith: +) }
+                    #expect(tally(broughtRanks) == tally(readRanks), "\(stage): ranks of \(term)")
+                }
                 for filter in [
                     ProductFilter(search: term + " "), ProductFilter(category: "office", search: term + " "),
                     ProductFilter(brand: "acme", search: term + " "),

@@ -160,20 +160,23 @@ struct PostgresPlanTests {
         #expect(failures.isEmpty, "\(failures.count) plans read the table or sort more than the matches:\n\(failures.joined(separator: "\n"))")
     }
 
-    /// A typed prefix's runs and their counts are read by a range of their key, and its page's rows by their row
-    /// numbers (`PostgresListing.prefixPage`): nothing read whole, nothing sorted; with the values, and prepared as the
-    /// generic-plan pool's connections prepare them, planned once for any prefix (`PostgresPrefixRuns`).
+    /// A typed prefix's runs and their counts, and a lead word's, are read by a range of their key, and its page's rows
+    /// by their row numbers (`PostgresListing.leadPage`): nothing read whole, nothing sorted; with the values, and
+    /// prepared as the generic-plan pool's connections prepare them, planned once for any prefix or word
+    /// (`PostgresPrefixRuns`, `PostgresLeadWordRuns`).
     @Test func aTypedPrefixReadsItsWordsRangeAndItsRowsByNumber() async throws {
         let listing = PostgresListing.products
-        let runs = try #require(listing.prefixRunsStatement(SearchQuery("lam"), limit: SearchPlanner.prefixEntries))
+        let runs = try #require(listing.leadRunsStatement(SearchQuery("lam"), limit: SearchPlanner.prefixEntries))
         #expect(runs.sql == PostgresPrefixRuns.sql)
+        let wordRuns = try #require(listing.leadRunsStatement(SearchQuery("lamp "), limit: SearchPlanner.leadEntries))
+        #expect(wordRuns.sql == PostgresLeadWordRuns.sql)
         let rowsSQL = listing.rowsByOrderSQL(try #require(listing.searchIndex))
         #expect(rowsSQL == PostgresPrefixRows.sql)
         var orders = PostgresBindings()
         orders.append([Int64(3), 7, 9])
         let prepared = [
             "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)", "PREPARE prefix_runs AS \(PostgresPrefixRuns.sql)",
-            "PREPARE prefix_rows AS \(PostgresPrefixRows.sql)",
+            "PREPARE prefix_rows AS \(PostgresPrefixRows.sql)", "PREPARE lead_word_runs AS \(PostgresLeadWordRuns.sql)",
         ]
         let failures = try await Self.failures(Self.problemBeyondSortedMatches, prepared: prepared) { [orders] in
             [
@@ -181,6 +184,8 @@ struct PostgresPlanTests {
                 // A utility statement takes no parameters: the values are written out.
                 ("the prepared runs", "EXECUTE prefix_runs('lam:*', \(SearchPlanner.prefixEntries))", PostgresBindings()),
                 ("the prepared rows", "EXECUTE prefix_rows('{3,7,9}')", PostgresBindings()),
+                ("the runs of a lead \"lamp\"", wordRuns.sql, wordRuns.binds),
+                ("the prepared runs of a lead", "EXECUTE lead_word_runs('lamp', \(SearchPlanner.leadEntries))", PostgresBindings()),
             ]
         }
         guard let failures else { return }
@@ -188,7 +193,7 @@ struct PostgresPlanTests {
     }
 
     /// One whole word, without filters, read from the table of each product's words: a first page, and from a cursor
-    /// either way. (A typed prefix's runs are read whole, by their key, and merged by the store: `PrefixMatches`.)
+    /// either way. (A typed prefix's runs are read whole, by their key, and merged by the store: `RankedMatches`.)
     static let wordPages: [(text: String, cursor: String?)] = ["desk "].flatMap { text in
         [nil, RankedWalk.position(rank: wordPageCursor.rank, order: wordPageCursor.order)].flatMap { position -> [(String, String?)] in
             guard let position else { return [(text, nil)] }

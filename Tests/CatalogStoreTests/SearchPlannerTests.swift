@@ -96,11 +96,28 @@ import Testing
         #expect(planner.plan(facts, tried: [.wordEntries]) == [.walk])
     }
 
+    /// A whole word's entries are read whatever their number, a typed prefix's up to `prefixEntries`, and a search of
+    /// several parts is read from its lead's up to `leadEntries` (`SearchLead`), fewer on SQLite; a phrase has no
+    /// entries of its own.
     @Test func aWholeWordIsReadFromItsEntriesWhateverItsCount() {
         #expect(Self.everyRead.candidateLimit(.wordEntries, Self.word) == SearchPlanner.wholeWordMatches)
         #expect(Self.everyRead.candidateLimit(.wordEntries, Self.prefix) == SearchPlanner.prefixEntries)
-        #expect(Self.everyRead.candidateLimit(.wordEntries, Self.twoWords) == SearchPlanner.fewMatches)
+        #expect(Self.everyRead.candidateLimit(.wordEntries, Self.twoWords) == SearchPlanner.leadEntries)
+        #expect(Self.everyRead.candidateLimit(.wordEntries, SearchQuery("\"desk lamp\"")) == SearchPlanner.fewMatches)
         #expect(Self.everyRead.candidateLimit(.matchesWithFilters, Self.word) == SearchPlanner.fewMatches)
+        var sqlite = Self.everyRead
+        sqlite.leadEntryLimit = 20_000
+        #expect(sqlite.candidateLimit(.wordEntries, Self.twoWords) == 20_000)
+        #expect(sqlite.candidateLimit(.wordEntries, Self.prefix) == SearchPlanner.prefixEntries)
+    }
+
+    /// SQLite reads a ranked search without filters from its word entries first (a search led by one part, which
+    /// its listing answers), then walks; with a filter, or in another ordering, it walks or reads its keyset.
+    @Test func sqliteTriesAWordsEntriesBeforeItsWalk() {
+        let sqlite = SearchPlanner(reads: [.nothing, .keyset, .wordEntries, .walk])
+        #expect(sqlite.plan(.init(search: Self.twoWords, ranked: true, firstPage: true, filtered: false)) == [.wordEntries, .walk])
+        #expect(sqlite.plan(.init(search: Self.twoWords, ranked: true, firstPage: true, filtered: true)) == [.walk])
+        #expect(sqlite.plan(.init(search: Self.twoWords, ranked: false, firstPage: true, filtered: false)) == [.keyset])
     }
 
     @Test func aWalkSortsItsMatchesWhenTheyAreFew() {
@@ -123,5 +140,48 @@ import Testing
         // A page of 100 walks about five times as many rows.
         #expect(!Self.everyRead.walkSortsMatches(8_900, facts, pageSize: 20, ranks: 4))
         #expect(Self.everyRead.walkSortsMatches(8_900, facts, pageSize: 100, ranks: 4))
+    }
+}
+
+/// Which part a search is read from when the sets tell its other words (`FrequentTerms.lead(of:)`), and the rank the
+/// sets tell a row holds them in, without a store.
+@Suite struct SearchLeadTests {
+    /// Sets of "lamp" (rows 0-5: in a name, a brand, then descriptions) and "desk" (rows 3-8: descriptions, then
+    /// names), for rows 0-9.
+    static let terms: FrequentTerms = {
+        var builder = FrequentTerms.Builder(productsVersion: 1, historySeq: 1, largestRowNumber: 9)
+        func set(_ rows: [Int64]) -> RowNumberSet {
+            var set = builder.emptySet()
+            for row in rows { set.insert(row) }
+            return set
+        }
+        builder.add("lamp", byRank: [set([0]), set([1]), set([2, 3, 4, 5])])
+        builder.add("desk", byRank: [set([7, 8]), set([]), set([3, 4, 5, 6, 8])])
+        return builder.build()
+    }()
+
+    @Test(arguments: [
+        ("lamp cafe ", SearchQuery.Part.word("cafe"), ["lamp"]), ("cafe Lamp ", .word("cafe"), ["lamp"]), ("lamp ca", .prefix("ca"), ["lamp"]),
+        ("desk cafe lamp ", .word("cafe"), ["desk", "lamp"]),
+    ])
+    func aSearchIsLedByItsOnePartWithoutASet(_ search: String, lead: SearchQuery.Part, others: [String]) throws {
+        let found = try #require(Self.terms.lead(of: SearchQuery(search)))
+        #expect(found.part == lead && found.others == others)
+    }
+
+    @Test(arguments: ["lamp desk ", "cafe tea ", "cafe", "lamp", "\"lamp cafe\" desk ", "lamp café tea"])
+    func aSearchWithoutExactlyOnePartWithoutASetHasNoLead(_ search: String) {
+        #expect(Self.terms.lead(of: SearchQuery(search)) == nil)
+    }
+
+    /// A row's rank for several words is the worst of the first ranks each is held in; nil when one does not hold it.
+    @Test func aRowsRankIsTheWorstOfItsWordsRanks() {
+        #expect(Self.terms.rank(ofRow: 0, holdingAll: ["lamp"]) == 0)
+        #expect(Self.terms.rank(ofRow: 1, holdingAll: ["lamp"]) == 1)
+        #expect(Self.terms.rank(ofRow: 8, holdingAll: ["desk"]) == 0)
+        #expect(Self.terms.rank(ofRow: 3, holdingAll: ["lamp", "desk"]) == 2)
+        #expect(Self.terms.rank(ofRow: 7, holdingAll: ["lamp", "desk"]) == nil)
+        #expect(Self.terms.rank(ofRow: 9, holdingAll: []) == 0)
+        #expect(Self.terms.rank(ofRow: 9, holdingAll: ["chair"]) == nil)
     }
 }

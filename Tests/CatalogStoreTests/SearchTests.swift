@@ -174,6 +174,59 @@ struct SearchTests {
         }
     }
 
+    /// A word with a set beside one without (a common word with a selective one) is read from the other's matches
+    /// (`SearchLead`, `SearchRead.wordEntries`) on both engines: the same pages, ranks and count as the reference, at
+    /// the sets' version and after writes since them, whose rows the sets cannot tell of and the engine ranks (a
+    /// word moved from a name to a description, a row stored since, a row deleted).
+    @Test(arguments: StoreBackend.available) func aCommonWordWithASelectiveOneIsReadFromTheSelectiveOne(_ backend: StoreBackend) async throws {
+        let temporary = try await TestStore.open(backend)
+        defer { temporary.remove() }
+        let store = temporary.store
+        var rows: [String: Product] = [:]
+        var stored: [String] = []
+        func item(_ index: Int, lampIn: Int?, cafeIn: Int?) throws -> Product {
+            var fields = ["plain", "", "plain"]
+            if let lampIn { fields[lampIn] += " lamp" }
+            if let cafeIn { fields[cafeIn] += " café" }
+            return Product(
+                serialCode: "K\(1000 + index)", name: fields[0], description: fields[2], category: "c", brand: fields[1],
+                price: try Price(parsing: "1"))
+        }
+        func write(_ products: [Product]) async throws {
+            _ = try await store.upsertProducts(products, author: "api")
+            for product in products {
+                if rows[product.serialCode] == nil { stored.append(product.serialCode) }
+                rows[product.serialCode] = product
+            }
+        }
+        // Four rows in five hold "lamp", in every field; one in ten "café", in every field.
+        try await write(try (0..<200).map { try item($0, lampIn: $0 % 5 == 4 ? nil : $0 % 3, cafeIn: $0 % 10 == 0 ? ($0 / 10) % 3 : nil) })
+        var policy = FrequentTermPolicy()
+        policy.minimumShare = 0.2
+        let terms = try await store.refreshFrequentTerms(policy)
+        #expect(terms.terms.contains("lamp") && !terms.terms.contains("cafe"))
+        func expectLedPages(_ stage: String) async throws {
+            for search in ["lamp cafe ", "cafe lamp ", "lamp ca"] {
+                let query = SearchQuery(search)
+                let expected = stored.compactMap { key in rows[key].flatMap { SearchReference.rank(query, $0) }.map { ($0, key) } }
+                    .enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.map(\.element.1)
+                #expect(expected.count > 4, "\(stage): '\(search)' has pages")
+                let first = try await store.products(ProductFilter(search: search), page: PageRequest(pageSize: 4))
+                #expect(first.searchRead == .wordEntries, "\(stage): '\(search)' read from its lead")
+                try await Self.expectWalk(store, ProductFilter(search: search), pageSize: 4, expected: expected, "\(stage): '\(search)'")
+            }
+        }
+        try await expectLedPages("at the sets' version")
+        try await write([
+            try item(0, lampIn: 2, cafeIn: 0), try item(10, lampIn: nil, cafeIn: 0), try item(4, lampIn: 0, cafeIn: 1),
+            try item(500, lampIn: 0, cafeIn: 0), try item(20, lampIn: 1, cafeIn: 2),
+        ])
+        _ = try await store.deleteProduct(serialCode: "K1030", author: "api")
+        rows["K1030"] = nil
+        stored.removeAll { $0 == "K1030" }
+        try await expectLedPages("after writes since the sets")
+    }
+
     /// Each engine's search against a brute-force reading of the rules, over generated rows with accents,
     /// punctuation and repeated words, through inserts, updates, deletes and an import: the same members, in the
     /// same ranked order, walked page by page forwards and back, with an exact count.
@@ -474,7 +527,7 @@ extension SearchTests {
 
     /// PostgreSQL's first word pages run prepared on the pool whose connections plan a statement once for any
     /// parameters (`PostgresGenericPlanPool`): each run of a whole word there used that one plan, and none was planned
-    /// for its own values; so did the typed prefixes' statements (`PostgresListing.prefixPage`).
+    /// for its own values; so did the typed prefixes' statements (`PostgresListing.leadPage`).
     @Test func firstWordPagesKeepOnePlanForEveryWord() async throws {
         guard StoreBackend.available.contains(.postgres) else { return }
         let temporary = try await TestStore.open(.postgres)
@@ -500,7 +553,7 @@ extension SearchTests {
             return plans
         }
         #expect(plans[PostgresFirstWordPage.sql] == [4, 0])
-        // The typed prefixes' two statements (`PostgresListing.prefixPage`), each planned once for every prefix.
+        // The typed prefixes' two statements (`PostgresListing.leadPage`), each planned once for every prefix.
         for sql in [PostgresPrefixRuns.sql, PostgresPrefixRows.sql] {
             let prefixPlans = try #require(plans[sql])
             #expect(prefixPlans[0] >= 1 && prefixPlans[1] == 0, "\(prefixPlans)")
@@ -552,7 +605,7 @@ extension SearchTests {
         }
     }
 
-    /// A typed prefix whose matches' rows were numbered further apart than `PrefixMatches.widestSpan` is not merged from
+    /// A typed prefix whose matches' rows were numbered further apart than `RankedMatches.widestSpan` is not merged from
     /// its words' runs, whose bitsets would span every row number between, but walked: the same pages, the same count.
     @Test func aTypedPrefixWhoseRowsLieFurtherApartThanTheWidestSpanIsWalked() async throws {
         guard let (temporary, store, _) = try await Self.tracedPostgresStore(fewMatchLimit: 3) else { return }
@@ -562,7 +615,7 @@ extension SearchTests {
         #expect(near.count == 4)
         #expect(near.searchRead == .wordEntries)
         try await store.transaction(.write) { connection in
-            let skip = "SELECT setval(pg_get_serial_sequence('products', 'row_order'), \(2 * PrefixMatches.widestSpan))"
+            let skip = "SELECT setval(pg_get_serial_sequence('products', 'row_order'), \(2 * RankedMatches.widestSpan))"
             try await connection.query(PostgresQuery(unsafeSQL: skip), logger: store.logger)
         }
         _ = try await store.upsertProducts(try (4..<8).map { try product("N\($0)", name: "lampshade \($0)") }, author: "api")
@@ -895,6 +948,9 @@ enum SearchReference {
         "lamp", "lamp ", "LAMP ", "la", "desk lamp", "lamp desk ", "\"desk lamp\"", "\"lamp desk\"", "cafe", "CAFÉ ", "creme", "naive ",
         "zoe ", "facade", "angstrom ", "uber ", "brien ", "o'brien", "x2 ", "4", "42 ", "annee noel", "ø", "straße ", "strasse",
         "and ", "AND", "-desk", "\"unbalanced", "*", "lamp:*", "desk NEAR lamp", "zz", "\"(lamp)\" desk",
+        // A word with a set beside one without, or a typed prefix: read from the other (`SearchLead`) once the sets
+        // hold "lamp" and "desk".
+        "lamp cafe ", "desk naive", "creme lamp ", "lamp x", "desk lamp uber ", "lamp noe", "Lamp zoë ",
     ]
 
     /// The letters with diacritics, and the lower-case ASCII letter each stands for: a letter whose canonical

@@ -1,0 +1,35 @@
+/// A search of several parts read from one of them, its lead (`FrequentTerms.lead(of:)`, `SearchRead.wordEntries`):
+/// the lead's matches are read at once with their ranks, and each is tested by the sets of the other words, made exact
+/// at the read's snapshot, which tell the rank it holds them in without reading its row. A common word with a
+/// selective one reads the selective one's matches alone, where the engine's index would step through the common
+/// word's too.
+public struct SearchLead: Sendable {
+    /// The lead alone, as the engine reads its matches.
+    public let search: SearchQuery
+    /// The terms of the other parts, each a word with a set.
+    let others: [String]
+    let terms: CurrentFrequentTerms
+
+    /// Whether the lead is a whole word, or a typed prefix whose words held at most `limit` entries at the sets'
+    /// version (`FrequentTerms.prefix(_:holdsAtMost:)`): an engine that merges a prefix's words before it gives the
+    /// first match (FTS5) pays for all of them whatever it reads.
+    public func mayHoldAtMost(_ limit: Int) -> Bool {
+        guard case .prefix(let prefix)? = search.onlyPart else { return true }
+        return terms.base.prefix(prefix, holdsAtMost: limit)
+    }
+
+    /// How the other words hold the row whose order in the engine's own order is `order` (SQLite's rowid,
+    /// PostgreSQL's `row_order`) at the read's snapshot: undecided for a row a change since the sets touched, or
+    /// stored since them.
+    public func others(ofOrder order: Int64) -> RankedMatches.OtherWords {
+        guard let row = terms.base.rowNumber(ofOrder: order), !terms.changedRows.contains(row) else { return .undecided }
+        return terms.base.rank(ofRow: row, holdingAll: others).map { .rank($0) } ?? .absent
+    }
+}
+
+extension CurrentFrequentTerms {
+    /// How a ranked page of `search` is read from its lead; nil when it has none (`FrequentTerms.lead(of:)`).
+    public func lead(of search: SearchQuery) -> SearchLead? {
+        base.lead(of: search).map { SearchLead(search: SearchQuery(parts: [$0.part]), others: $0.others, terms: self) }
+    }
+}
