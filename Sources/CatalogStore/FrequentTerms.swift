@@ -294,7 +294,8 @@ public struct FrequentTerms: Sendable {
             var through = emptySet()
             var ranked: [RowNumberSet] = []
             for rows in byRank {
-                through.formUnion(rows)
+                // A rank that adds no row (a word no brand holds) shares the set of the ranks before it.
+                if rows.count > 0 { through.formUnion(rows) }
                 ranked.append(through)
             }
             sets[term] = ranked.popLast() ?? through
