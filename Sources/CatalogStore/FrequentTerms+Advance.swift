@@ -42,10 +42,10 @@ extension FrequentTerms {
         var sets = self.sets
         for (word, set) in self.sets { sets[word] = forward(set, adding: setRows[word]?.rows ?? []) }
         var rankSets = self.rankSets
-        for (word, through) in self.rankSets {
-            let holders = setRows[word]
-            rankSets[word] = through.indices.map { rank in
-                forward(through[rank], adding: holders.map { zip($0.rows, $0.ranks).filter { $0.1 <= rank }.map(\.0) } ?? [])
+        for (word, cumulative) in self.rankSets {
+            let holders = setRows[word].map { Array(zip($0.rows, $0.ranks)) } ?? []
+            rankSets[word] = cumulative.indices.map { rank in
+                forward(cumulative[rank], adding: holders.filter { _, held in held <= rank }.map { row, _ in row })
             }
         }
         var prefixSets = self.prefixSets
@@ -69,7 +69,7 @@ extension FrequentTerms {
         return FrequentTerms(
             productsVersion: productsVersion, historySeq: historySeq,
             keyRows: keyRows.adding(products.map { (KeyRowIndex.hash($0.key), $0.row) }),
-            rowOrders: newOrders.isEmpty ? rowOrders : rowOrders + newOrders,
+            rowOrders: newOrders.isEmpty ? rowOrders : rowOrders + newOrders, rowsNumberedByPlace: rowsNumberedByPlace,
             largestRowNumber: largest, wholeReadSeq: wholeReadSeq, sets: sets, rankSets: rankSets, columns: columns, vocabulary: vocabulary,
             prefixSets: prefixSets, prefixSetNames: prefixSetNames, prefixSetsOfWord: prefixSetsOfWord, prices: prices)
     }

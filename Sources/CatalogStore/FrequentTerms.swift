@@ -20,6 +20,9 @@ public struct FrequentTerms: Sendable {
     /// For an engine whose row numbers are places in an order of its own (PostgreSQL's `row_order`), that order's
     /// value of each row number, ascending; empty where the row numbers are the engine's own (SQLite's rowid).
     public let rowOrders: [Int64]
+    /// Whether the row numbers are places in an order of the engine's own (`rowOrders`, which may be empty), not the
+    /// engine's own numbers.
+    public let rowsNumberedByPlace: Bool
     /// The products' row numbers run from 0 through this one (with gaps where rows were deleted).
     public let largestRowNumber: Int64
     /// The history seq of the last time the sets were read whole from the engine, rather than brought forward
@@ -52,8 +55,8 @@ public struct FrequentTerms: Sendable {
         var rank = 0
         for term in terms {
             guard let set = sets[term], set.contains(row) else { return nil }
-            let through = rankSets[term] ?? []
-            rank = max(rank, through.firstIndex { $0.contains(row) } ?? through.count)
+            guard let cumulative = rankSets[term] else { return nil }
+            rank = max(rank, cumulative.firstIndex { $0.contains(row) } ?? cumulative.count)
         }
         return rank
     }
@@ -67,7 +70,7 @@ public struct FrequentTerms: Sendable {
         var lead: SearchQuery.Part?
         var others: [String] = []
         for part in search.parts {
-            if case .word(let word) = part, let term = Self.term(word), sets[term] != nil {
+            if case .word(let word) = part, let term = Self.term(word), sets[term] != nil, rankSets[term] != nil {
                 others.append(term)
                 continue
             }
@@ -81,23 +84,36 @@ public struct FrequentTerms: Sendable {
         return lead.map { ($0, others) }
     }
 
-    /// Whether the words of the search index that start with `prefix` held at most `limit` entries (a row for each
-    /// word it holds) at the sets' version: false when the prefix is no term (`term`), or the index's words are unknown.
-    public func prefix(_ prefix: String, holdsAtMost limit: Int) -> Bool {
-        guard let vocabulary, let start = Self.term(prefix) else { return false }
-        return vocabulary.entries(startingWith: start, upTo: limit) <= limit
+    /// Whether `part`, a whole word or a typed prefix, had at most `limit` entries in the search index at the sets'
+    /// version (a row for each word it holds): false for a prefix that is no term (`term`), true for a word that is
+    /// none (its entries are not known), or when the index's words are unknown.
+    public func part(_ part: SearchQuery.Part, holdsAtMost limit: Int) -> Bool {
+        switch part {
+        case .word(let word):
+            guard let vocabulary, let term = Self.term(word) else { return true }
+            return (vocabulary.rows(holding: term) ?? 0) <= limit
+        case .prefix(let prefix):
+            guard let vocabulary, let start = Self.term(prefix) else { return false }
+            return vocabulary.entries(startingWith: start, upTo: limit) <= limit
+        case .phrase, .anyWord, .anyPrefix:
+            return false
+        }
     }
 
     /// The row number of the row whose order in the engine's own order is `order` (`rowOrders`), when the sets know
     /// it: `order` itself where the row numbers are the engine's own.
     public func rowNumber(ofOrder order: Int64) -> Int64? {
-        guard !rowOrders.isEmpty else { return order }
-        var (low, high) = (0, rowOrders.count)
+        rowsNumberedByPlace ? Self.place(of: order, in: rowOrders) : order
+    }
+
+    /// The place of `order` in `orders`, ascending; nil when they do not hold it.
+    public static func place(of order: Int64, in orders: [Int64]) -> Int64? {
+        var (low, high) = (0, orders.count)
         while low < high {
             let middle = (low + high) / 2
-            if rowOrders[middle] < order { low = middle + 1 } else { high = middle }
+            if orders[middle] < order { low = middle + 1 } else { high = middle }
         }
-        return low < rowOrders.count && rowOrders[low] == order ? Int64(low) : nil
+        return low < orders.count && orders[low] == order ? Int64(low) : nil
     }
 
     /// The rows `filter` selects, when the sets answer it: a search (`filter`'s, or `expanded` from it) whose every
@@ -252,6 +268,7 @@ public struct FrequentTerms: Sendable {
         private let largestRowNumber: Int64
         private var keyEntries: [(hash: UInt64, row: Int64)] = []
         private var rowOrders: [Int64] = []
+        private var rowsNumberedByPlace = false
         private var sets: [String: RowNumberSet] = [:]
         private var rankSets: [String: [RowNumberSet]] = [:]
         private var columns: [ProductFacetField: FacetColumn]
@@ -272,6 +289,7 @@ public struct FrequentTerms: Sendable {
         /// Records that the row numbers are the places of `orders`, ascending, in an order of the engine's own.
         public mutating func numberRows(byPlaceIn orders: [Int64]) {
             rowOrders = orders
+            rowsNumberedByPlace = true
         }
 
         /// Records that product `key` is row `rowNumber`.
@@ -291,14 +309,14 @@ public struct FrequentTerms: Sendable {
         /// Adds the set of `term` from the rows holding it in each rank's columns, `byRank[r]` for rank r
         /// (`SearchFields.ranks`): a row may be in several, and ranks by the first.
         public mutating func add(_ term: String, byRank: [RowNumberSet]) {
-            var through = emptySet()
+            var cumulative = emptySet()
             var ranked: [RowNumberSet] = []
             for rows in byRank {
                 // A rank that adds no row (a word no brand holds) shares the set of the ranks before it.
-                if rows.count > 0 { through.formUnion(rows) }
-                ranked.append(through)
+                if rows.count > 0 { cumulative.formUnion(rows) }
+                ranked.append(cumulative)
             }
-            sets[term] = ranked.popLast() ?? through
+            sets[term] = ranked.popLast() ?? cumulative
             rankSets[term] = ranked
         }
 
@@ -362,7 +380,7 @@ public struct FrequentTerms: Sendable {
             }
             return FrequentTerms(
                 productsVersion: productsVersion, historySeq: historySeq, keyRows: KeyRowIndex(keyEntries), rowOrders: rowOrders,
-                largestRowNumber: largestRowNumber, wholeReadSeq: historySeq,
+                rowsNumberedByPlace: rowsNumberedByPlace, largestRowNumber: largestRowNumber, wholeReadSeq: historySeq,
                 sets: sets, rankSets: rankSets, columns: columns, vocabulary: vocabulary,
                 prefixSets: prefixSets, prefixSetNames: prefixSetNames, prefixSetsOfWord: prefixSetsOfWord, prices: prices)
         }

@@ -10,13 +10,15 @@ public struct SearchLead: Sendable {
     let others: [String]
     let terms: CurrentFrequentTerms
 
-    /// Whether the lead is a whole word, or a typed prefix whose words held at most `limit` entries at the sets'
-    /// version (`FrequentTerms.prefix(_:holdsAtMost:)`): an engine that merges a prefix's words before it gives the
-    /// first match (FTS5) pays for all of them whatever it reads.
+    /// Whether the lead held at most `limit` entries at the sets' version, as far as the index's words tell
+    /// (`FrequentTerms.part(_:holdsAtMost:)`): an engine that merges a prefix's words before it gives the first match
+    /// (FTS5) pays for all of them whatever it reads, and a common word without a set is walked sooner than read.
     public func mayHoldAtMost(_ limit: Int) -> Bool {
-        guard case .prefix(let prefix)? = search.onlyPart else { return true }
-        return terms.base.prefix(prefix, holdsAtMost: limit)
+        search.onlyPart.map { terms.base.part($0, holdsAtMost: limit) } ?? false
     }
+
+    /// The rows a change since the sets touched (`CurrentFrequentTerms.changedRows`).
+    public var changedRows: RowNumberSet { terms.changedRows }
 
     /// How the other words hold the row whose order in the engine's own order is `order` (SQLite's rowid,
     /// PostgreSQL's `row_order`) at the read's snapshot: undecided for a row a change since the sets touched, or

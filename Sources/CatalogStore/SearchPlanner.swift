@@ -67,7 +67,7 @@ public struct SearchPlanner: Sendable {
     public var wholeWordMatchLimit = Self.wholeWordMatches
     /// `prefixEntries`, unless a test lowers it.
     public var prefixEntryLimit = Self.prefixEntries
-    /// `leadEntries`, unless a test lowers it.
+    /// `leadEntries`, unless an engine (SQLite) or a test lowers it.
     public var leadEntryLimit = Self.leadEntries
 
     public init(reads: Set<SearchRead>) {

@@ -56,8 +56,8 @@ struct Vocabulary: Sendable {
         return index < words.count && words[index] == word
     }
 
-    /// How many entries the words that start with `prefix` have: the rows holding each, added up, at most `limit`
-    /// plus one (past it, the words are not counted further).
+    /// How many entries the words that start with `prefix` have: the rows holding each, added up, until the sum
+    /// passes `limit` (the words after are not counted).
     func entries(startingWith prefix: String, upTo limit: Int) -> Int {
         var index = firstIndex { !$0.utf8.lexicographicallyPrecedes(prefix.utf8) }
         var entries = 0
@@ -66,6 +66,12 @@ struct Vocabulary: Sendable {
             index += 1
         }
         return entries
+    }
+
+    /// How many rows hold `word`; nil when the vocabulary does not hold it.
+    func rows(holding word: String) -> Int? {
+        let index = firstIndex { !$0.utf8.lexicographicallyPrecedes(word.utf8) }
+        return index < words.count && words[index] == word ? rows[index] : nil
     }
 
     func holdsWord(startingWith prefix: String) -> Bool {

@@ -54,7 +54,7 @@ extension PostgresCatalogStore {
                 var byRank: [RowNumberSet] = []
                 for rankOrders in try await Self.ordersByRank(of: word, connection, logger: logger) {
                     var matches = builder.emptySet()
-                    for order in rankOrders { Self.number(order, in: orders).map { matches.insert($0) } }
+                    for order in rankOrders { FrequentTerms.place(of: order, in: orders).map { matches.insert($0) } }
                     byRank.append(matches)
                 }
                 builder.add(word, byRank: byRank)
@@ -115,25 +115,15 @@ extension PostgresCatalogStore {
         selected.addSearch(SearchQuery(parts: [.anyWord(words)]), .products)
         let query = PostgresQuery(unsafeSQL: "SELECT row_order FROM products \(selected.whereSQL)", binds: selected.binds)
         for try await order in try await connection.query(query, logger: logger).decode(Int64.self) {
-            number(order, in: orders).map { rows.insert($0) }
+            FrequentTerms.place(of: order, in: orders).map { rows.insert($0) }
         }
-    }
-
-    /// The place of `order` in `orders`, ascending; nil when they do not hold it.
-    static func number(_ order: Int64, in orders: [Int64]) -> Int64? {
-        var (low, high) = (0, orders.count)
-        while low < high {
-            let middle = (low + high) / 2
-            if orders[middle] < order { low = middle + 1 } else { high = middle }
-        }
-        return low < orders.count && orders[low] == order ? Int64(low) : nil
     }
 
     /// The orders of the products holding `word` in each rank's columns, the first rank each holds it in, from its runs
     /// (`PostgresSearchIndex.wordRunsTable`), which the same statements as the search vectors keep: one pass over a
     /// word's entries, where asking the search index for each rank reads every matching row.
     static func ordersByRank(of word: String, _ connection: PostgresConnection, logger: Logger) async throws -> [[Int64]] {
-        let runsTable = PostgresSearchIndex.products.wordRunsTable ?? "product_word_runs"
+        guard let runsTable = PostgresSearchIndex.products.wordRunsTable else { return [] }
         let query: PostgresQuery = """
             SELECT rank, string_agg(array_send(orders), ''::bytea) AS orders FROM \(unescaped: runsTable) WHERE word = \(word) GROUP BY rank
             """

@@ -59,9 +59,9 @@ extension PostgresCatalogStore {
         // Otherwise the sets are made exact at the page's snapshot by the changes since them, read with the versions in
         // one statement before the page. Outside a transaction too, kept when the page's snapshot has the versions the
         // changes were read at (every statement between then saw them too, as above); when a write came between, all
-        // is read again in one transaction. A typed prefix's page is read in a transaction of its own either way
-        // (`PostgresListing.leadPage`): its count, rows and versions come from that one snapshot, and what the
-        // page is checked against here is its own versions.
+        // is read again in one transaction. A typed prefix's page, and outside a transaction a search's read from its
+        // lead, are read in a transaction of their own (`PostgresListing.leadPage`): the count, rows and versions come
+        // from that one snapshot, and what the page is checked against here is its own versions.
         let searches = PostgresCurrentFrequentTerms.searches(of: filter, in: base)
         let (page, consistent) = try await transaction(.single) { connection in
             try await pageMadeExact(filter, page: request, base: base, searches: searches, connection, walkIn: .read, into: rows)

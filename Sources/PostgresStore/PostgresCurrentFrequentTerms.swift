@@ -151,13 +151,8 @@ struct PostgresCurrentFrequentTerms {
             var numbers: [Int64: Int64] = [:]
             var next = Int64(base.rowOrders.count)
             for order in orders.sorted() {
-                var (low, high) = (0, base.rowOrders.count)
-                while low < high {
-                    let middle = (low + high) / 2
-                    if base.rowOrders[middle] < order { low = middle + 1 } else { high = middle }
-                }
-                if low < base.rowOrders.count, base.rowOrders[low] == order {
-                    numbers[order] = Int64(low)
+                if let place = FrequentTerms.place(of: order, in: base.rowOrders) {
+                    numbers[order] = place
                 } else {
                     numbers[order] = next
                     next += 1

@@ -75,9 +75,11 @@ struct PostgresSearchIndex {
         var statement = PostgresConditions()
         let condition = condition(query, &statement)
         let rank = rankExpression(query, &statement)
+        // The rows first, by their order, and the search on them alone: beside the search's own condition, the planner
+        // may prefer the search index, which reads every match of a word most rows hold.
         let sql = """
-            SELECT \(orderColumn) AS match_order, \(rank) AS match_rank FROM \(table)
-            WHERE \(orderColumn) = ANY(\(statement.parameter(orders))) AND \(condition)
+            WITH ranked AS MATERIALIZED (SELECT * FROM \(table) WHERE \(orderColumn) = ANY(\(statement.parameter(orders))))
+            SELECT \(orderColumn) AS match_order, \(rank) AS match_rank FROM ranked WHERE \(condition)
             """
         return (sql, statement.binds)
     }

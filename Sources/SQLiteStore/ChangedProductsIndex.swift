@@ -71,4 +71,10 @@ enum ChangedProductsIndex {
     /// The condition on `products` that its row is one of the indexed rows that a search's match text (a parameter)
     /// matches.
     static let matches = "rowid IN (SELECT rowid FROM temp.changed_product_search WHERE changed_product_search MATCH ?)"
+
+    /// The indexed rows that a search's match text (the first parameter) matches among those a JSON array (the second)
+    /// lists, by their row numbers.
+    static let matchingRows = """
+        SELECT rowid FROM temp.changed_product_search WHERE changed_product_search MATCH ? AND rowid IN (SELECT value FROM json_each(?))
+        """
 }

@@ -99,31 +99,27 @@ extension SQLiteListing {
         }
         guard var matches = RankedMatches(ordersByRank: ordersByRank, others: lead.others(ofOrder:)) else { return nil }
         if !matches.undecided.isEmpty {
-            // The whole search asked of each row, rank by rank: FTS5 seeks each word's entries to the row.
-            let rowSQL = "SELECT 1 FROM \(searchIndex.table) WHERE \(searchIndex.table) MATCH ? AND \(searchIndex.indexColumn) = ?"
+            // The changed rows indexed on their own (`ChangedProductsIndex`), asked rank by rank: asking the store's
+            // index about a row makes FTS5 merge every word a typed prefix starts again, for each row.
+            try ChangedProductsIndex.index(SQLiteCatalogStore.rowList(lead.changedRows), source)
+            let undecided = "[" + matches.undecided.map(String.init).joined(separator: ",") + "]"
             var ranks: [Int64: Int] = [:]
-            for order in matches.undecided {
-                for rank in searchIndex.fields.ranks.indices {
-                    let match = SQLiteSearchIndex.matchText(search, columns: searchIndex.fields.columns(throughRank: rank))
-                    var found = false
-                    try source.forEachRow(rowSQL, [match.databaseValue, order.databaseValue]) { _, _ in
-                        found = true
-                        return false
-                    }
-                    if found {
-                        ranks[order] = rank
-                        break
-                    }
+            for rank in searchIndex.fields.ranks.indices.reversed() {
+                let match = SQLiteSearchIndex.matchText(search, columns: searchIndex.fields.columns(throughRank: rank))
+                try source.forEachRow(ChangedProductsIndex.matchingRows, [match.databaseValue, undecided.databaseValue]) { _, statement in
+                    ranks[DirectRow(statement: statement).integer(0)] = rank
+                    return true
                 }
             }
             matches.decide(ranks)
         }
         let page = matches.page(walk)
-        let rowSQL = "SELECT \(columns), \(table).\(searchIndex.rowColumn), \(table).\(keyColumn) FROM \(table) WHERE \(searchIndex.rowColumn) = ?"
+        let row = searchIndex.rowColumn
+        let pageRowSQL = "SELECT \(columns), \(table).\(row), \(table).\(keyColumn) FROM \(table) WHERE \(row) = ?"
         var positions: [RankedWalk.Position] = []
         for match in page.matches {
             var found = false
-            try source.forEachRow(rowSQL, [match.order.databaseValue]) { row, statement in
+            try source.forEachRow(pageRowSQL, [match.order.databaseValue]) { row, statement in
                 if positions.count < walk.pageSize { try append(&rows, row, statement) }
                 positions.append(.init(rank: match.rank, order: match.order, key: DirectRow(statement: statement).value(RankedColumn.key)))
                 found = true

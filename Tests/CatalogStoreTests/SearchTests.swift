@@ -177,7 +177,8 @@ struct SearchTests {
     /// A word with a set beside one without (a common word with a selective one) is read from the other's matches
     /// (`SearchLead`, `SearchRead.wordEntries`) on both engines: the same pages, ranks and count as the reference, at
     /// the sets' version and after writes since them, whose rows the sets cannot tell of and the engine ranks (a
-    /// word moved from a name to a description, a row stored since, a row deleted).
+    /// word moved from a name to a description, a row stored since, a row deleted, a row stored in a deleted one's
+    /// rowid).
     @Test(arguments: StoreBackend.available) func aCommonWordWithASelectiveOneIsReadFromTheSelectiveOne(_ backend: StoreBackend) async throws {
         let temporary = try await TestStore.open(backend)
         defer { temporary.remove() }
@@ -221,9 +222,13 @@ struct SearchTests {
             try item(0, lampIn: 2, cafeIn: 0), try item(10, lampIn: nil, cafeIn: 0), try item(4, lampIn: 0, cafeIn: 1),
             try item(500, lampIn: 0, cafeIn: 0), try item(20, lampIn: 1, cafeIn: 2),
         ])
-        _ = try await store.deleteProduct(serialCode: "K1030", author: "api")
-        rows["K1030"] = nil
-        stored.removeAll { $0 == "K1030" }
+        // K1500, stored last, holds the largest rowid, which SQLite gives the next row stored once it is deleted.
+        for key in ["K1030", "K1500"] {
+            _ = try await store.deleteProduct(serialCode: key, author: "api")
+            rows[key] = nil
+            stored.removeAll { $0 == key }
+        }
+        try await write([try item(600, lampIn: 1, cafeIn: 0)])
         try await expectLedPages("after writes since the sets")
     }
 
