@@ -41,8 +41,9 @@ public struct RankedMatches: Sendable {
         guard highest - lowest < Self.widestSpan else { return nil }
         let words = Int((highest - lowest) >> 6) + 1
         var seen = [UInt64](repeating: 0, count: words)
-        var positions: [Int64] = []
-        var sorted = true
+        // Each row's bit in the rank it ends in: the worse of its lead's and the other words' ranks, so that the rows
+        // come out in the walk's order without a sort.
+        var ranked: [[UInt64]] = []
         for (rank, held) in ordersByRank.enumerated() where !held.isEmpty {
             var bits = [UInt64](repeating: 0, count: words)
             for order in held {
@@ -58,15 +59,26 @@ public struct RankedMatches: Sendable {
                     let order = lowest + Int64(word << 6 | bit)
                     switch others(order) {
                     case .rank(let other):
-                        sorted = sorted && other <= rank
-                        positions.append(RankedWalk.position(rank: max(rank, other), order: order))
+                        let final = max(rank, other)
+                        while ranked.count <= final { ranked.append([UInt64](repeating: 0, count: words)) }
+                        ranked[final][word] |= 1 << UInt64(bit)
                     case .absent: continue
                     case .undecided: undecided.append(order)
                     }
                 }
             }
         }
-        if !sorted { positions.sort() }
+        var positions: [Int64] = []
+        for (rank, bits) in ranked.enumerated() {
+            for word in 0..<words where bits[word] != 0 {
+                var remaining = bits[word]
+                while remaining != 0 {
+                    let bit = remaining.trailingZeroBitCount
+                    remaining &= remaining - 1
+                    positions.append(RankedWalk.position(rank: rank, order: lowest + Int64(word << 6 | bit)))
+                }
+            }
+        }
         self.positions = positions
     }
 

@@ -40,7 +40,7 @@ extension PostgresListing {
             let versions = try PostgresCatalogStore.versions(from: first)
             let runs = try read.compactMap { row in try row["rank"].decode(Int?.self).map { ($0, row["orders"].bytes ?? ByteBuffer()) } }
             let ordersByRank = try PostgresRunOrders.byRank(runs)
-            guard var matches = RankedMatches(ordersByRank: ordersByRank, others: { lead?.others(ofOrder: $0) ?? .rank(0) }) else {
+            guard var matches = RankedMatches(ordersByRank: ordersByRank, others: lead?.others() ?? { _ in .rank(0) }) else {
                 return .more(entries)
             }
             if !matches.undecided.isEmpty {

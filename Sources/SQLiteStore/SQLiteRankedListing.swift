@@ -97,7 +97,7 @@ extension SQLiteListing {
             guard entries <= limit else { return nil }
             ordersByRank.append(orders)
         }
-        guard var matches = RankedMatches(ordersByRank: ordersByRank, others: lead.others(ofOrder:)) else { return nil }
+        guard var matches = RankedMatches(ordersByRank: ordersByRank, others: lead.others()) else { return nil }
         if !matches.undecided.isEmpty {
             // The changed rows indexed on their own (`ChangedProductsIndex`), asked rank by rank: asking the store's
             // index about a row makes FTS5 merge every word a typed prefix starts again, for each row.

@@ -81,7 +81,7 @@ struct CurrentFrequentTermsTests {
             for term in whole.terms where advanced.terms.contains(term) {
                 // The rank each row holds the word in: the same rows in each rank, or as many where the numbers differ.
                 let largest = max(advanced.largestRowNumber, whole.largestRowNumber)
-                let ranks = { (terms: FrequentTerms) in (0...largest).map { terms.rank(ofRow: $0, holdingAll: [term]) } }
+                let ranks = { (terms: FrequentTerms) in (0...largest).map { terms.ranking([term])?.rank(ofRow: $0) } }
                 let (broughtRanks, readRanks) = (ranks(advanced), ranks(whole))
                 if sameNumbers {
                     #expect(broughtRanks == readRanks, "\(stage): ranks of \(term)")

@@ -176,12 +176,30 @@ import Testing
 
     /// A row's rank for several words is the worst of the first ranks each is held in; nil when one does not hold it.
     @Test func aRowsRankIsTheWorstOfItsWordsRanks() {
-        #expect(Self.terms.rank(ofRow: 0, holdingAll: ["lamp"]) == 0)
-        #expect(Self.terms.rank(ofRow: 1, holdingAll: ["lamp"]) == 1)
-        #expect(Self.terms.rank(ofRow: 8, holdingAll: ["desk"]) == 0)
-        #expect(Self.terms.rank(ofRow: 3, holdingAll: ["lamp", "desk"]) == 2)
-        #expect(Self.terms.rank(ofRow: 7, holdingAll: ["lamp", "desk"]) == nil)
-        #expect(Self.terms.rank(ofRow: 9, holdingAll: []) == 0)
-        #expect(Self.terms.rank(ofRow: 9, holdingAll: ["chair"]) == nil)
+        #expect(Self.terms.ranking(["lamp"])?.rank(ofRow: 0) == 0)
+        #expect(Self.terms.ranking(["lamp"])?.rank(ofRow: 1) == 1)
+        #expect(Self.terms.ranking(["desk"])?.rank(ofRow: 8) == 0)
+        #expect(Self.terms.ranking(["lamp", "desk"])?.rank(ofRow: 3) == 2)
+        #expect(Self.terms.ranking(["lamp", "desk"])?.rank(ofRow: 7) == nil)
+        #expect(Self.terms.ranking([])?.rank(ofRow: 9) == 0)
+        #expect(Self.terms.ranking(["chair"])?.rank(ofRow: 9) == nil)
+    }
+
+    /// Orders are numbered by their place among the sets' rows' orders, asked in any order (a gallop from the last place
+    /// found when they ascend); an order the sets do not hold has no number; where the rows are numbered by the engine,
+    /// an order is its own number.
+    @Test func ordersAreNumberedByTheirPlaceAskedInAnyOrder() {
+        let orders: [Int64] = (0..<300).map { $0 * 3 + 5 }
+        var builder = FrequentTerms.Builder(productsVersion: 1, historySeq: 1, largestRowNumber: 299)
+        builder.numberRows(byPlaceIn: orders)
+        var numbering = builder.build().numbering()
+        var random = SplitMix64(seed: 11)
+        let asked = (0..<200).map { _ in Int64(random.next() % 1_000) } + (0..<1_000).map(Int64.init)
+        for order in asked {
+            let expected = orders.firstIndex(of: order).map(Int64.init)
+            #expect(numbering.rowNumber(ofOrder: order) == expected, "\(order)")
+        }
+        var own = Self.terms.numbering()
+        #expect(own.rowNumber(ofOrder: 77) == 77)
     }
 }
