@@ -212,16 +212,16 @@ public struct FrequentTerms: Sendable {
 
     /// Whether the sets may answer something of a read of `filter`: its count and facets (each word of its search, as
     /// `expanded` spells it, has a set; or it is a brand's count), that it matches nothing, its typed prefix spelled
-    /// out, or the ranks of a search read from its lead (`lead(of:)`) without other filters. A read of any other filter
-    /// gains nothing from them, so it need not read the changes since them either.
-    public func mayAnswer(_ filter: ProductFilter) -> Bool {
+    /// out, or for a page (`page`), the ranks of a search read from its lead (`lead(of:)`) without other filters. A read
+    /// of any other filter gains nothing from them, so it need not read the changes since them either.
+    public func mayAnswer(_ filter: ProductFilter, page: Bool = true) -> Bool {
         guard let search = filter.searchQuery else {
             return filter.brand.map { !$0.isEmpty } == true && filter.category?.isEmpty != true && filter.inStock == nil
         }
         let expanded = expanded(search)
         if expanded != search || matchesNothing(expanded) { return true }
         let unfiltered = filter.inStock == nil && filter.minimumPrice == nil && filter.maximumPrice == nil
-        if unfiltered, filter.category == nil, filter.brand == nil, lead(of: search) != nil { return true }
+        if page, unfiltered, filter.category == nil, filter.brand == nil, lead(of: search) != nil { return true }
         return !search.matchesNothing && unfiltered
             && search.parts.allSatisfy { part in
                 switch part {

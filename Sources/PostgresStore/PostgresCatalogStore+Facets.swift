@@ -9,7 +9,7 @@ extension PostgresCatalogStore {
             var terms: PostgresCurrentFrequentTerms?
             let versions: StoreVersions
             // The sets made exact at this snapshot answer a search when they hold every word of it.
-            if let base, base.mayAnswer(filter), filter.searchQuery != nil {
+            if let base, base.mayAnswer(filter, page: false), filter.searchQuery != nil {
                 (versions, terms) = try await PostgresCurrentFrequentTerms.read(
                     base, filter: filter, searches: PostgresCurrentFrequentTerms.searches(of: filter, in: base), connection, logger: logger)
             } else {

@@ -54,7 +54,7 @@ extension PostgresListing {
             let page = matches.page(walk)
             var orders = PostgresBindings()
             orders.append(page.matches.map(\.order))
-            let fetched = try await connection.rows(of: (rowsSQL, orders), preparedAs: PostgresPrefixRows.self, logger: logger)
+            let fetched = try await connection.rows(of: (rowsSQL, orders), preparedAs: PostgresRowsByOrder.self, logger: logger)
             return .page(page, count: matches.count, versions: versions, rows: fetched)
         }
         // A lead's other words are told by sets made exact at the caller's snapshot: inside the caller's transaction, the

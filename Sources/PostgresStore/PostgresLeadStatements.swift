@@ -16,8 +16,8 @@ enum PostgresLeadWordRuns: PostgresPreparedReadShape {
     static let sql = PostgresListing.products.leadRunsStatement(SearchQuery("word "), limit: 0)?.sql ?? ""
 }
 
-/// The rows of a page read from runs, by their row numbers (`PostgresPrefixRuns`).
-enum PostgresPrefixRows: PostgresPreparedReadShape {
-    static let name = "catalogd_prefix_rows"
+/// The rows of a page read from runs, a typed prefix's or a lead's, by their row numbers (`PostgresPrefixRuns`).
+enum PostgresRowsByOrder: PostgresPreparedReadShape {
+    static let name = "catalogd_rows_by_order"
     static let sql = PostgresListing.products.searchIndex.map(PostgresListing.products.rowsByOrderSQL) ?? ""
 }

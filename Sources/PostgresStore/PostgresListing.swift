@@ -27,8 +27,8 @@ struct PostgresListing {
     /// How a search of several parts is read from its lead (`SearchLead`), when the frequent words' sets, made exact at
     /// the read's snapshot, tell its other words.
     var lead: SearchLead?
-    /// Where the prepared first word pages (`PostgresFirstWordPage`) and typed prefixes' pages (`PostgresPrefixRuns`)
-    /// run; on the caller's connection without.
+    /// Where the prepared first word pages (`PostgresFirstWordPage`) and the pages read from runs
+    /// (`PostgresListing.leadPage`) run; on the caller's connection without.
     var genericPlans: PostgresGenericPlanPool?
     /// Whether the caller's connection is one of `PostgresGenericPlanPool`'s: then a plain first page runs prepared on it
     /// (`PostgresPlainPages`).

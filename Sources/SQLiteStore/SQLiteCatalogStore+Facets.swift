@@ -12,7 +12,7 @@ extension SQLiteCatalogStore {
         return try await read { db in
             let versions = try StoreVersions.fetch(db)
             var filter = filter
-            if let terms = try Self.currentFrequentTerms(frequentTerms, for: filter, at: versions, db) {
+            if let terms = try Self.currentFrequentTerms(frequentTerms, for: filter, page: false, at: versions, db) {
                 let matchChanged = Self.changedRowMatcher(terms, db)
                 // The facets of the search the page read: corrected when it was.
                 if let (corrected, _) = try terms.corrected(filter, matchChanged: matchChanged, changedWords: Self.changedWords(terms, db)) {

@@ -114,13 +114,13 @@ extension SQLiteCatalogStore {
     /// history holds an entry per product an import wrote (`CurrentFrequentTermsTests` asks its plan).
     static let changesSince = "SELECT key FROM changes NOT INDEXED WHERE seq > ? AND entity = 'product' LIMIT ?"
 
-    /// The sets of `shelf` made exact at the snapshot of `source`, read at `versions`, for a read of `filter`: nil
-    /// without sets, when they answer nothing of `filter` (`FrequentTerms.mayAnswer`), when they were read at a later
-    /// products version than the snapshot's, or when `changedRows` finds none.
+    /// The sets of `shelf` made exact at the snapshot of `source`, read at `versions`, for a read of `filter`, a page's
+    /// or not (`page`): nil without sets, when they answer nothing of `filter` (`FrequentTerms.mayAnswer`), when they
+    /// were read at a later products version than the snapshot's, or when `changedRows` finds none.
     static func currentFrequentTerms(
-        _ shelf: FrequentTermShelf, for filter: ProductFilter, at versions: StoreVersions, _ source: some SQLiteReading
+        _ shelf: FrequentTermShelf, for filter: ProductFilter, page: Bool = true, at versions: StoreVersions, _ source: some SQLiteReading
     ) throws -> CurrentFrequentTerms? {
-        guard let base = shelf.latest, base.mayAnswer(filter), base.productsVersion <= versions.products else { return nil }
+        guard let base = shelf.latest, base.mayAnswer(filter, page: page), base.productsVersion <= versions.products else { return nil }
         guard base.productsVersion < versions.products else { return CurrentFrequentTerms(base: base, changedRows: RowNumberSet(largest: 0)) }
         return try changedRows(since: base, limit: CurrentFrequentTerms.changeLimit, source).map {
             CurrentFrequentTerms(base: base, changedRows: $0)

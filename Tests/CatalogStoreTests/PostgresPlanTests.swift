@@ -171,12 +171,12 @@ struct PostgresPlanTests {
         let wordRuns = try #require(listing.leadRunsStatement(SearchQuery("lamp "), limit: SearchPlanner.leadEntries))
         #expect(wordRuns.sql == PostgresLeadWordRuns.sql)
         let rowsSQL = listing.rowsByOrderSQL(try #require(listing.searchIndex))
-        #expect(rowsSQL == PostgresPrefixRows.sql)
+        #expect(rowsSQL == PostgresRowsByOrder.sql)
         var orders = PostgresBindings()
         orders.append([Int64(3), 7, 9])
         let prepared = [
             "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)", "PREPARE prefix_runs AS \(PostgresPrefixRuns.sql)",
-            "PREPARE prefix_rows AS \(PostgresPrefixRows.sql)", "PREPARE lead_word_runs AS \(PostgresLeadWordRuns.sql)",
+            "PREPARE prefix_rows AS \(PostgresRowsByOrder.sql)", "PREPARE lead_word_runs AS \(PostgresLeadWordRuns.sql)",
         ]
         let failures = try await Self.failures(Self.problemBeyondSortedMatches, prepared: prepared) { [orders] in
             [

@@ -559,7 +559,7 @@ extension SearchTests {
         }
         #expect(plans[PostgresFirstWordPage.sql] == [4, 0])
         // The typed prefixes' two statements (`PostgresListing.leadPage`), each planned once for every prefix.
-        for sql in [PostgresPrefixRuns.sql, PostgresPrefixRows.sql] {
+        for sql in [PostgresPrefixRuns.sql, PostgresRowsByOrder.sql] {
             let prefixPlans = try #require(plans[sql])
             #expect(prefixPlans[0] >= 1 && prefixPlans[1] == 0, "\(prefixPlans)")
         }
