@@ -68,6 +68,9 @@ public protocol CatalogStore: Service, CustomStringConvertible {
     func advanceFrequentTerms() async throws -> FrequentTerms?
     /// The products version of the sets reads use (`refreshFrequentTerms`), nil before the first refresh.
     var frequentTermsVersion: Int64? { get }
+    /// Whether reads asked for sets the installed ones do not hold (`FrequentTermShelf.wantsPrefixes`): bringing them
+    /// forward adds them, though no product changed.
+    var frequentTermsWanted: Bool { get }
     func category(name: String) async throws -> (CategoryRow?, StoreVersions)
 
     // MARK: Writes through the API

@@ -6,6 +6,8 @@ public final class FrequentTermShelf: Sendable {
     private let installed = Mutex<FrequentTerms?>(nil)
     /// The newest products version a read found past the sets'.
     private let newestSeen = Atomic<Int64>(0)
+    /// The typed prefixes reads found wide (`ask`), the most recent first.
+    private let asked = Mutex<[String]>([])
 
     public init() {}
 
@@ -26,6 +28,31 @@ public final class FrequentTermShelf: Sendable {
     /// Notes a products version a read found: sets older than it are known to be behind.
     public func saw(productsVersion: Int64) {
         newestSeen.max(productsVersion, ordering: .relaxed)
+    }
+
+    /// Asks for sets of `search`'s own when it is one typed prefix (a term) that `matches` rows match, at least
+    /// `FrequentTerms.widePrefixMatches`, and the sets do not hold it: bringing the sets forward adds them, at its own
+    /// snapshot, so that they are exact as the words' sets are (`CatalogStore.advanceFrequentTerms`). The most recent
+    /// `FrequentTerms.maximumWidePrefixes` are kept.
+    public func ask(_ search: SearchQuery?, matches: Int) {
+        // A prefix the sets spell out as words (`FrequentTerms.expanded`) is counted from them already.
+        guard let search, case .prefix(let prefix)? = search.onlyPart, let term = FrequentTerms.term(prefix),
+            matches >= FrequentTerms.widePrefixMatches, let terms = latest, !terms.holdsPrefix(term), terms.expanded(search) == search
+        else { return }
+        asked.withLock { asked in
+            asked.removeAll { $0 == term }
+            asked.insert(term, at: 0)
+            asked = Array(asked.prefix(FrequentTerms.maximumWidePrefixes))
+        }
+    }
+
+    /// The typed prefixes reads asked for sets of (`ask`), the most recent first.
+    public var askedPrefixes: [String] { asked.withLock { $0 } }
+
+    /// Whether reads asked for sets of a typed prefix that `latest` does not hold.
+    public var wantsPrefixes: Bool {
+        let terms = latest
+        return askedPrefixes.contains { terms?.holdsPrefix($0) == false }
     }
 
     /// Whether `terms` may be of the newest products version: no read has found a newer one.

@@ -48,6 +48,17 @@ extension FrequentTerms {
                 forward(cumulative[rank], adding: holders.filter { _, held in held <= rank }.map { row, _ in row })
             }
         }
+        var prefixRankSets = self.prefixRankSets
+        for (prefix, cumulative) in self.prefixRankSets {
+            // A row holding several words the prefix starts is held at the best of their ranks.
+            var best: [Int64: Int] = [:]
+            for holders in words.words where holders.word.utf8.starts(with: prefix.utf8) {
+                for (row, rank) in zip(holders.rows, holders.ranks) { best[row] = min(best[row] ?? rank, rank) }
+            }
+            prefixRankSets[prefix] = cumulative.indices.map { rank in
+                forward(cumulative[rank], adding: best.filter { _, held in held <= rank }.map { row, _ in row })
+            }
+        }
         var prefixSets = self.prefixSets
         for (number, name) in prefixSetNames.enumerated() {
             if let set = prefixSets[name] { prefixSets[name] = forward(set, adding: prefixRows[number]) }
@@ -70,7 +81,8 @@ extension FrequentTerms {
             productsVersion: productsVersion, historySeq: historySeq,
             keyRows: keyRows.adding(products.map { (KeyRowIndex.hash($0.key), $0.row) }),
             rowOrders: newOrders.isEmpty ? rowOrders : rowOrders + newOrders, rowsNumberedByPlace: rowsNumberedByPlace,
-            largestRowNumber: largest, wholeReadSeq: wholeReadSeq, sets: sets, rankSets: rankSets, columns: columns, vocabulary: vocabulary,
+            largestRowNumber: largest, wholeReadSeq: wholeReadSeq, sets: sets, rankSets: rankSets, prefixRankSets: prefixRankSets,
+            columns: columns, vocabulary: vocabulary,
             prefixSets: prefixSets, prefixSetNames: prefixSetNames, prefixSetsOfWord: prefixSetsOfWord, prices: prices)
     }
 }

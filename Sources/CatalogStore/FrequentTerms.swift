@@ -33,6 +33,10 @@ public struct FrequentTerms: Sendable {
     /// each rank r before the last, whose rows are the set itself: the rank a row holds the word in is told without
     /// reading the row (`ranking`).
     let rankSets: [String: [RowNumberSet]]
+    /// The rows of each typed prefix reads found wide (`FrequentTermShelf.ask`), by the prefix: those holding a word it
+    /// starts in the columns of ranks 0 through r, for every rank, the last being all of them. A page of such a
+    /// prefix is read from them (`SearchLead.matchesFromSets`), where the engine would read every word's entries.
+    var prefixRankSets: [String: [RowNumberSet]] = [:]
     let columns: [ProductFacetField: FacetColumn]
     let vocabulary: Vocabulary?
     /// The rows of each spelled-out prefix of a word with a set (`Builder.prefixesToSpellOut`), by its words joined.
@@ -74,11 +78,46 @@ public struct FrequentTerms: Sendable {
         }
     }
 
+    /// The most typed prefixes that have sets of their own (`prefixRankSets`): 125 KB at a million products for each
+    /// rank a prefix's words are held in.
+    public static let maximumWidePrefixes = 8
+    /// How many matches a typed prefix has at least for a read of it to ask for its own sets (`FrequentTermShelf.ask`).
+    public static let widePrefixMatches = 20_000
+
+    /// The typed prefixes that have sets of their own.
+    public var widePrefixes: [String] { Array(prefixRankSets.keys) }
+
+    /// Whether `prefix` (a term) has sets of its own.
+    public func holdsPrefix(_ prefix: String) -> Bool { prefixRankSets[prefix] != nil }
+
+    /// The sets with those of `prefixes` (each a term, with its rows by rank as the engine read them at the sets'
+    /// snapshot) added, and those of the prefixes not in `keeping` dropped.
+    public func adding(prefixes: [String: [RowNumberSet]], keeping: Set<String>) -> FrequentTerms {
+        var terms = self
+        terms.prefixRankSets = prefixRankSets.filter { keeping.contains($0.key) }
+        for (prefix, byRank) in prefixes { terms.prefixRankSets[prefix] = Self.cumulative(byRank, largest: largestRowNumber) }
+        return terms
+    }
+
+    /// Each rank's rows with those of the ranks before: a rank that adds no row (a word no brand holds) shares the
+    /// set of the ranks before it.
+    static func cumulative(_ byRank: [RowNumberSet], largest: Int64) -> [RowNumberSet] {
+        var cumulative = RowNumberSet(largest: largest)
+        var ranked: [RowNumberSet] = []
+        for rows in byRank {
+            if rows.count > 0 { cumulative.formUnion(rows) }
+            ranked.append(cumulative)
+        }
+        return ranked
+    }
+
     /// The part of `search` a ranked page of it may be read from (`SearchLead`), with the terms of its other parts:
     /// when each other part is a whole word with a set and the lead, a whole word or a typed prefix, has none, the
-    /// lead's matches are read at once and tested by the others' sets, which tell their ranks too. Nil for a search of
-    /// one part, of a phrase, of two parts without a set, or whose every word has one (the sets count it).
+    /// lead's matches are read at once and tested by the others' sets, which tell their ranks too; and a typed prefix
+    /// alone when it has sets of its own. Nil for any other search of one part, of a phrase, of two parts without a
+    /// set, or whose every word has one (the sets count it).
     public func lead(of search: SearchQuery) -> (part: SearchQuery.Part, others: [String])? {
+        if case .prefix(let prefix)? = search.onlyPart, let term = Self.term(prefix), holdsPrefix(term) { return (.prefix(term), []) }
         guard search.parts.count > 1 else { return nil }
         var lead: SearchQuery.Part?
         var others: [String] = []
@@ -315,6 +354,7 @@ public struct FrequentTerms: Sendable {
         private var rowsNumberedByPlace = false
         private var sets: [String: RowNumberSet] = [:]
         private var rankSets: [String: [RowNumberSet]] = [:]
+        private var prefixRankSets: [String: [RowNumberSet]] = [:]
         private var columns: [ProductFacetField: FacetColumn]
         private var vocabulary: Vocabulary?
         private var prefixSets: [String: RowNumberSet] = [:]
@@ -353,15 +393,15 @@ public struct FrequentTerms: Sendable {
         /// Adds the set of `term` from the rows holding it in each rank's columns, `byRank[r]` for rank r
         /// (`SearchFields.ranks`): a row may be in several, and ranks by the first.
         public mutating func add(_ term: String, byRank: [RowNumberSet]) {
-            var cumulative = emptySet()
-            var ranked: [RowNumberSet] = []
-            for rows in byRank {
-                // A rank that adds no row (a word no brand holds) shares the set of the ranks before it.
-                if rows.count > 0 { cumulative.formUnion(rows) }
-                ranked.append(cumulative)
-            }
-            sets[term] = ranked.popLast() ?? cumulative
+            var ranked = FrequentTerms.cumulative(byRank, largest: largestRowNumber)
+            sets[term] = ranked.popLast() ?? emptySet()
             rankSets[term] = ranked
+        }
+
+        /// Adds the sets of `prefix`, a typed prefix reads found wide, from the rows holding a word it starts in each
+        /// rank's columns (`prefixRankSets`).
+        public mutating func add(prefix: String, byRank: [RowNumberSet]) {
+            prefixRankSets[prefix] = FrequentTerms.cumulative(byRank, largest: largestRowNumber)
         }
 
         /// Takes every word of the search index, in the order of their bytes, with how many rows hold each, out of
@@ -425,7 +465,7 @@ public struct FrequentTerms: Sendable {
             return FrequentTerms(
                 productsVersion: productsVersion, historySeq: historySeq, keyRows: KeyRowIndex(keyEntries), rowOrders: rowOrders,
                 rowsNumberedByPlace: rowsNumberedByPlace, largestRowNumber: largestRowNumber, wholeReadSeq: historySeq,
-                sets: sets, rankSets: rankSets, columns: columns, vocabulary: vocabulary,
+                sets: sets, rankSets: rankSets, prefixRankSets: prefixRankSets, columns: columns, vocabulary: vocabulary,
                 prefixSets: prefixSets, prefixSetNames: prefixSetNames, prefixSetsOfWord: prefixSetsOfWord, prices: prices)
         }
     }

@@ -10,6 +10,41 @@ public struct SearchLead: Sendable {
     let otherTerms: [String]
     let terms: CurrentFrequentTerms
 
+    /// Whether the sets hold the lead's own rows: a typed prefix reads found wide (`FrequentTerms.prefixRankSets`).
+    public var fromSets: Bool { prefixSets != nil }
+
+    private var prefixSets: [RowNumberSet]? {
+        guard case .prefix(let prefix)? = search.onlyPart else { return nil }
+        return terms.base.prefixRankSets[prefix]
+    }
+
+    /// The lead's matches from its own sets (`fromSets`), each tested by the other words as `others()` tells: the rows
+    /// no change since the sets touched, by rank, and `changedOrders`, the orders the rows a change touched hold at the
+    /// read's snapshot, left undecided for the engine. Nil when the sets do not hold the lead, or its rows span more
+    /// than `RankedMatches.widestSpan`.
+    public func matchesFromSets(changedOrders: [Int64]) -> RankedMatches? {
+        guard let prefixSets else { return nil }
+        let base = terms.base
+        var ordersByRank: [[Int64]] = prefixSets.map { rows in
+            var orders: [Int64] = []
+            orders.reserveCapacity(rows.count)
+            rows.forEach { number in
+                guard !terms.changedRows.contains(Int64(number)) else { return }
+                if !base.rowsNumberedByPlace {
+                    orders.append(Int64(number))
+                } else if number < base.rowOrders.count {
+                    orders.append(base.rowOrders[number])
+                }
+            }
+            return orders
+        }
+        if !changedOrders.isEmpty { ordersByRank.append(changedOrders) }
+        let changed = Set(changedOrders)
+        // A prefix alone holds every row it is read with in the rank it is read in: no row numbers to look up again.
+        let othersOf = otherTerms.isEmpty ? { _ in .rank(0) } : others()
+        return RankedMatches(ordersByRank: ordersByRank) { order in changed.contains(order) ? .undecided : othersOf(order) }
+    }
+
     /// Whether the lead held at most `limit` entries at the sets' version, as far as the index's words tell
     /// (`FrequentTerms.part(_:holdsAtMost:)`): an engine that merges a prefix's words before it gives the first match
     /// (FTS5) pays for all of them whatever it reads, and a common word without a set is walked sooner than read.

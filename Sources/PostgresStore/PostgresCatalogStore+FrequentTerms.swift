@@ -5,11 +5,14 @@ import PostgresNIO
 extension PostgresCatalogStore {
     public var frequentTermsVersion: Int64? { frequentTerms.productsVersion }
 
+    public var frequentTermsWanted: Bool { frequentTerms.wantsPrefixes }
+
     /// Reads the sets in one read-only snapshot: each row numbered by its place in `row_order`, with its category,
     /// brand and price; every word of the search index with how many rows hold it (`ts_stat`, which reads every row's
     /// vector); and each chosen word's and spelled-out prefix's rows, as the search of them
     /// reads them.
     public func refreshFrequentTerms(_ policy: FrequentTermPolicy) async throws -> FrequentTerms {
+        let prefixes = frequentTerms.askedPrefixes
         let terms = try await transaction(.read) { [logger] connection in
             let version = try await Self.versions(connection, logger: logger).products
             var historySeq: Int64 = 0
@@ -51,11 +54,10 @@ extension PostgresCatalogStore {
             try await connection.query("SET LOCAL enable_seqscan = off", logger: logger)
             for word in builder.chooseWords(from: words, rows: holders, of: rows.count, policy) {
                 try Task.checkCancellation()
-                var byRank: [RowNumberSet] = []
-                for rankOrders in try await Self.ordersByRank(of: word, connection, logger: logger) {
+                let byRank = try await Self.ordersByRank(of: .word(word), connection, logger: logger).map { rankOrders in
                     var matches = builder.emptySet()
                     for order in rankOrders { FrequentTerms.place(of: order, in: orders).map { matches.insert($0) } }
-                    byRank.append(matches)
+                    return matches
                 }
                 builder.add(word, byRank: byRank)
             }
@@ -65,7 +67,7 @@ extension PostgresCatalogStore {
                 try await Self.addMatches(of: prefix.others, to: &others, numberedBy: orders, connection, logger: logger)
                 builder.add(prefix, otherRows: others)
             }
-            return builder.build()
+            return try await Self.withPrefixes(prefixes, builder.build(), connection, logger: logger)
         }
         frequentTerms.install(terms)
         return terms
@@ -76,10 +78,11 @@ extension PostgresCatalogStore {
     /// which a place past theirs would misnumber: they are then read whole again.
     public func advanceFrequentTerms() async throws -> FrequentTerms? {
         guard let base = frequentTerms.latest else { return nil }
+        let prefixes = frequentTerms.askedPrefixes
         let advanced = try await transaction(.read) { [logger] connection -> FrequentTerms? in
             let (versions, changed) = try await PostgresCurrentFrequentTerms.ChangedRows.read(
                 since: base, limit: FrequentTerms.advanceLimit, connection, logger: logger)
-            guard versions.products > base.productsVersion else { return base }
+            guard versions.products > base.productsVersion else { return try await Self.withPrefixes(prefixes, base, connection, logger: logger) }
             guard let changed, (changed.newOrders.first ?? .max) > (base.rowOrders.last ?? .min) else { return nil }
             var products: [ChangedProduct] = []
             var words: [(row: Int64, words: [(word: String, rank: Int)])] = []
@@ -98,9 +101,10 @@ extension PostgresCatalogStore {
                 products.append(ChangedProduct(row: number, key: key, category: category, brand: brand, priceMicros: price))
                 words.append((number, zip(lexemes, ranks).map { ($0, Int($1)) }))
             }
-            return base.advanced(
+            let advanced = base.advanced(
                 to: versions.products, historySeq: versions.lastSeq, touched: changed.rows, products: products,
                 words: ChangedWords(byRow: words), newOrders: changed.newOrders)
+            return try await Self.withPrefixes(prefixes, advanced, connection, logger: logger)
         }
         if let advanced { frequentTerms.install(advanced) }
         return advanced
@@ -119,14 +123,44 @@ extension PostgresCatalogStore {
         }
     }
 
-    /// The orders of the products holding `word` in each rank's columns, the first rank each holds it in, from its runs
-    /// (`PostgresSearchIndex.wordRunsTable`), which the same statements as the search vectors keep: one pass over a
-    /// word's entries, where asking the search index for each rank reads every matching row.
-    static func ordersByRank(of word: String, _ connection: PostgresConnection, logger: Logger) async throws -> [[Int64]] {
+    /// `terms` with the sets of the typed prefixes reads asked for (`FrequentTermShelf.askedPrefixes`), read from their
+    /// runs in the snapshot of `connection`'s transaction, which must be the one `terms` are of; those no longer asked
+    /// for dropped.
+    static func withPrefixes(_ prefixes: [String], _ terms: FrequentTerms, _ connection: PostgresConnection, logger: Logger) async throws
+        -> FrequentTerms
+    {
+        let missing = prefixes.filter { !terms.holdsPrefix($0) }
+        guard !missing.isEmpty || terms.widePrefixes.contains(where: { !prefixes.contains($0) }) else { return terms }
+        var read: [String: [RowNumberSet]] = [:]
+        for prefix in missing {
+            read[prefix] = try await ordersByRank(of: .prefix(prefix), connection, logger: logger).map { rankOrders in
+                var rows = RowNumberSet(largest: terms.largestRowNumber)
+                for order in rankOrders { FrequentTerms.place(of: order, in: terms.rowOrders).map { rows.insert($0) } }
+                return rows
+            }
+        }
+        return terms.adding(prefixes: read, keeping: Set(prefixes))
+    }
+
+    /// The orders of the products holding `part` (a whole word, or a typed prefix as the runs hold its words) in each
+    /// rank's columns, the first rank each holds it in, from the runs (`PostgresSearchIndex.wordRunsTable`), which the
+    /// same statements as the search vectors keep: one pass over the entries, where asking the search index for each
+    /// rank reads every matching row. A row holding several words of a prefix is in each of their ranks.
+    static func ordersByRank(of part: SearchQuery.Part, _ connection: PostgresConnection, logger: Logger) async throws -> [[Int64]] {
         guard let runsTable = PostgresSearchIndex.products.wordRunsTable else { return [] }
-        let query: PostgresQuery = """
-            SELECT rank, string_agg(array_send(orders), ''::bytea) AS orders FROM \(unescaped: runsTable) WHERE word = \(word) GROUP BY rank
-            """
+        let condition: String
+        let text: String
+        switch part {
+        case .word(let word): (condition, text) = ("word = $1", word)
+        // A range of the key, in byte order (the column is `COLLATE "C"`): no word holds the last code point.
+        case .prefix(let prefix): (condition, text) = ("word >= $1 AND word < $1 || chr(1114111)", prefix)
+        case .phrase, .anyWord, .anyPrefix: return []
+        }
+        var binds = PostgresBindings()
+        binds.append(text)
+        let query = PostgresQuery(
+            unsafeSQL: "SELECT rank, string_agg(array_send(orders), ''::bytea) AS orders FROM \(runsTable) WHERE \(condition) GROUP BY rank",
+            binds: binds)
         var runs: [(rank: Int, orders: ByteBuffer)] = []
         for try await (rank, orders) in try await connection.query(query, logger: logger).decode((Int, ByteBuffer).self) {
             runs.append((rank, orders))

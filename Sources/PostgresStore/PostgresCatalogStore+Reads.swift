@@ -29,6 +29,15 @@ extension PostgresCatalogStore {
     public func products<Rows: ProductPageRows>(
         _ filter: ProductFilter, page request: PageRequest, into rows: Rows
     ) async throws -> Page<Rows> {
+        let page = try await readProducts(filter, page: request, into: rows)
+        if page.searchRead == .walk || page.searchRead == .wordEntries { frequentTerms.ask(filter.searchQuery, matches: page.count) }
+        return page
+    }
+
+    /// A page of `filter`, from the frequent words' sets as far as they answer it.
+    private func readProducts<Rows: ProductPageRows>(
+        _ filter: ProductFilter, page request: PageRequest, into rows: Rows
+    ) async throws -> Page<Rows> {
         let query = filter.query
         let request = request.ranked(by: query.search, in: .products)
         if filter.isEmpty {
@@ -136,6 +145,7 @@ extension PostgresCatalogStore {
         listing.knownMatches = search == nil ? nil : known
         listing.knownLargestRowNumber = terms?.current.base.largestRowNumber
         listing.lead = search.flatMap { terms?.current.lead(of: $0) }
+        listing.changedOrders = terms?.changedOrders ?? []
         if let corrected = filter.correctedSearch, try listing.isRanked(request, search) {
             listing.leading = try await listing.leadingRows(
                 SearchPlanner.leads(of: corrected), filters: filters, connection, store: description, logger: logger)

@@ -10,6 +10,8 @@ struct PostgresCurrentFrequentTerms {
     let matchChanged: CurrentFrequentTerms.ChangedRowMatcher
     /// The words of the changed rows, read when the read's search may be corrected (`CurrentFrequentTerms.corrected`).
     var changedWords: [String] = []
+    /// The orders of the rows a change touched, as they stand at the read's snapshot and as they stood in the base.
+    var changedOrders: [Int64] = []
 
     /// `CurrentFrequentTerms.corrected` of `filter` with the words read beforehand.
     func corrected(_ filter: ProductFilter) throws -> (filter: ProductFilter, corrections: [SearchCorrection])? {
@@ -92,7 +94,7 @@ struct PostgresCurrentFrequentTerms {
                 return matches.filter { match in
                     (!conditioned || match.passes) && (searchIndex.map { match.matches[$0] } ?? true)
                 }.map(\.row)
-            }, changedWords: words)
+            }, changedWords: words, changedOrders: Array(changed.numbers.keys))
         return (versions, terms)
     }
 

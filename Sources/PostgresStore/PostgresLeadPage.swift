@@ -20,28 +20,37 @@ extension PostgresListing {
         in transaction: PostgresTransactionKind, store: String, logger: Logger, into rows: Rows,
         append: (inout Rows, PostgresRandomAccessRow) throws -> Void
     ) async throws -> FewMatches<Rows> {
-        let lead = search.isTypedPrefix ? nil : lead
         guard search.isTypedPrefix || lead != nil, filters.clauses.isEmpty, leading.isEmpty, let searchIndex else { return .unanswered }
         let limit = planner.candidateLimit(.wordEntries, search)
         let runsSearch = lead?.search ?? search
         guard let statement = leadRunsStatement(runsSearch, limit: limit) else { return .unanswered }
         let rowsSQL = rowsByOrderSQL(searchIndex)
-        let table = table
+        let (table, lead, changedOrders) = (table, lead, changedOrders)
         // A transaction of its own, on a connection that has both statements planned once for any prefix when there is one.
         let readPage: @Sendable (PostgresConnection) async throws -> LeadRead = { connection in
-            let read =
-                runsSearch.isWholeWord
-                ? try await connection.rows(of: statement, preparedAs: PostgresLeadWordRuns.self, logger: logger)
-                : try await connection.rows(of: statement, preparedAs: PostgresPrefixRuns.self, logger: logger)
-            guard let first = read.first else { throw StoreUnavailable(store: store, reason: "the runs of a search's lead returned no row") }
-            guard try first["one_lexeme"].decode(Bool.self) else { return .unanswered }
-            let entries = Int(try first["entries"].decode(Int64.self))
-            guard entries <= limit else { return .more(entries) }
-            let versions = try PostgresCatalogStore.versions(from: first)
-            let runs = try read.compactMap { row in try row["rank"].decode(Int?.self).map { ($0, row["orders"].bytes ?? ByteBuffer()) } }
-            let ordersByRank = try PostgresRunOrders.byRank(runs)
-            guard var matches = RankedMatches(ordersByRank: ordersByRank, others: lead?.others() ?? { _ in .rank(0) }) else {
-                return .more(entries)
+            var matches: RankedMatches
+            let versions: StoreVersions
+            if let lead, lead.fromSets {
+                // A typed prefix whose rows the sets hold: no runs to read.
+                versions = try await PostgresCatalogStore.versions(connection, logger: logger)
+                guard let fromSets = lead.matchesFromSets(changedOrders: changedOrders) else { return .more(limit + 1) }
+                matches = fromSets
+            } else {
+                let read =
+                    runsSearch.isWholeWord
+                    ? try await connection.rows(of: statement, preparedAs: PostgresLeadWordRuns.self, logger: logger)
+                    : try await connection.rows(of: statement, preparedAs: PostgresPrefixRuns.self, logger: logger)
+                guard let first = read.first else { throw StoreUnavailable(store: store, reason: "the runs of a search's lead returned no row") }
+                guard try first["one_lexeme"].decode(Bool.self) else { return .unanswered }
+                let entries = Int(try first["entries"].decode(Int64.self))
+                guard entries <= limit else { return .more(entries) }
+                versions = try PostgresCatalogStore.versions(from: first)
+                let runs = try read.compactMap { row in try row["rank"].decode(Int?.self).map { ($0, row["orders"].bytes ?? ByteBuffer()) } }
+                let ordersByRank = try PostgresRunOrders.byRank(runs)
+                guard let fromRuns = RankedMatches(ordersByRank: ordersByRank, others: lead?.others() ?? { _ in .rank(0) }) else {
+                    return .more(entries)
+                }
+                matches = fromRuns
             }
             if !matches.undecided.isEmpty {
                 var ranks: [Int64: Int] = [:]

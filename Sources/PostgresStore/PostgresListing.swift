@@ -27,6 +27,9 @@ struct PostgresListing {
     /// How a search of several parts is read from its lead (`SearchLead`), when the frequent words' sets, made exact at
     /// the read's snapshot, tell its other words.
     var lead: SearchLead?
+    /// The orders the rows a change since the frequent words' sets touched hold at the read's snapshot, for a lead the
+    /// sets hold (`SearchLead.matchesFromSets`).
+    var changedOrders: [Int64] = []
     /// Where the prepared first word pages (`PostgresFirstWordPage`) and the pages read from runs
     /// (`PostgresListing.leadPage`) run; on the caller's connection without.
     var genericPlans: PostgresGenericPlanPool?

@@ -4,8 +4,11 @@ import GRDB
 extension SQLiteCatalogStore {
     public var frequentTermsVersion: Int64? { frequentTerms.productsVersion }
 
+    public var frequentTermsWanted: Bool { frequentTerms.wantsPrefixes }
+
     public func refreshFrequentTerms(_ policy: FrequentTermPolicy) async throws -> FrequentTerms {
-        let terms = try await read { db in try Self.readFrequentTerms(policy, db) }
+        let prefixes = frequentTerms.askedPrefixes
+        let terms = try await read { db in try Self.withPrefixes(prefixes, Self.readFrequentTerms(policy, db), db) }
         frequentTerms.install(terms)
         return terms
     }
@@ -54,17 +57,8 @@ extension SQLiteCatalogStore {
             holders.append(Int(row.integer(1)))
             return true
         }
-        // A word's rows in each rank's columns but the last, then in any: a column's filter reads the word's entries
-        // once, where its instances (`fts5vocab`) came one by one, five times slower for a word most rows hold.
-        let ranks = SearchFields.products.ranks
         for word in builder.chooseWords(from: words, rows: holders, of: rows, policy) {
-            var byRank: [RowNumberSet] = []
-            for columns in ranks.dropLast().map(Optional.some) + [nil] {
-                var matches = builder.emptySet()
-                try addMatches(of: [word], in: columns, to: &matches, db)
-                byRank.append(matches)
-            }
-            builder.add(word, byRank: byRank)
+            builder.add(word, byRank: try rowsByRank(of: SearchQuery(parts: [.word(word)]), empty: builder.emptySet(), db))
         }
         for prefix in builder.prefixesToSpellOut(policy) {
             var others = builder.emptySet()
@@ -78,9 +72,10 @@ extension SQLiteCatalogStore {
     /// tokenizer makes of them (`ChangedProductsIndex.words`).
     public func advanceFrequentTerms() async throws -> FrequentTerms? {
         guard let base = frequentTerms.latest else { return nil }
+        let prefixes = frequentTerms.askedPrefixes
         let advanced = try await read { db -> FrequentTerms? in
             let versions = try StoreVersions.fetch(db)
-            guard versions.products > base.productsVersion else { return base }
+            guard versions.products > base.productsVersion else { return try Self.withPrefixes(prefixes, base, db) }
             guard let touched = try Self.changedRows(since: base, limit: FrequentTerms.advanceLimit, db) else { return nil }
             let rows = Self.rowList(touched)
             try ChangedProductsIndex.index(rows, db)
@@ -91,16 +86,44 @@ extension SQLiteCatalogStore {
             ) { row in
                 ChangedProduct(row: row.integer(0), key: row.text(1), category: row.text(2), brand: row.text(3), priceMicros: row.integer(4))
             }
-            return base.advanced(to: versions.products, historySeq: versions.lastSeq, touched: touched, products: products, words: words)
+            let advanced = base.advanced(to: versions.products, historySeq: versions.lastSeq, touched: touched, products: products, words: words)
+            return try Self.withPrefixes(prefixes, advanced, db)
         }
         if let advanced { frequentTerms.install(advanced) }
         return advanced
     }
 
-    /// Adds to `rows` the row numbers of the products holding any of `words` in `columns` (every searched column when
-    /// nil), as the search index reads them.
-    static func addMatches(of words: [String], in columns: [String]? = nil, to rows: inout RowNumberSet, _ source: some SQLiteReading) throws {
-        let match = SQLiteSearchIndex.matchText(SearchQuery(parts: [.anyWord(words)]), columns: columns).databaseValue
+    /// `terms` with the sets of the typed prefixes reads asked for (`FrequentTermShelf.askedPrefixes`), read in the
+    /// snapshot of `db`, which must be the one `terms` are of; those no longer asked for dropped.
+    static func withPrefixes(_ prefixes: [String], _ terms: FrequentTerms, _ db: Database) throws -> FrequentTerms {
+        let missing = prefixes.filter { !terms.holdsPrefix($0) }
+        guard !missing.isEmpty || terms.widePrefixes.contains(where: { !prefixes.contains($0) }) else { return terms }
+        var read: [String: [RowNumberSet]] = [:]
+        for prefix in missing {
+            read[prefix] = try rowsByRank(of: SearchQuery(parts: [.prefix(prefix)]), empty: RowNumberSet(largest: terms.largestRowNumber), db)
+        }
+        return terms.adding(prefixes: read, keeping: Set(prefixes))
+    }
+
+    /// The rows matching `query` in each rank's columns, as the search index reads them: a column's filter reads the
+    /// entries once, where their instances (`fts5vocab`) came one by one, five times slower for a word most rows hold.
+    static func rowsByRank(of query: SearchQuery, empty: RowNumberSet, _ source: some SQLiteReading) throws -> [RowNumberSet] {
+        try SearchFields.products.ranks.map { columns in
+            var rows = empty
+            try addMatches(of: query, in: columns, to: &rows, source)
+            return rows
+        }
+    }
+
+    /// Adds to `rows` the row numbers of the products holding any of `words`, as the search index reads them.
+    static func addMatches(of words: [String], to rows: inout RowNumberSet, _ source: some SQLiteReading) throws {
+        try addMatches(of: SearchQuery(parts: [.anyWord(words)]), to: &rows, source)
+    }
+
+    /// Adds to `rows` the row numbers of the products `query` matches in `columns` (every searched column when nil),
+    /// as the search index reads them.
+    static func addMatches(of query: SearchQuery, in columns: [String]? = nil, to rows: inout RowNumberSet, _ source: some SQLiteReading) throws {
+        let match = SQLiteSearchIndex.matchText(query, columns: columns).databaseValue
         try source.forEachRow("SELECT rowid FROM \(SQLiteSearchIndex.products.table) WHERE \(SQLiteSearchIndex.products.table) MATCH ?", [match]) {
             _, statement in
             rows.insert(DirectRow(statement: statement).integer(0))

@@ -55,6 +55,15 @@ extension SQLiteCatalogStore {
     public func products<Rows: ProductPageRows>(
         _ filter: ProductFilter, page request: PageRequest, into rows: Rows
     ) async throws -> Page<Rows> {
+        let page = try await readProducts(filter, page: request, into: rows)
+        if page.searchRead == .walk || page.searchRead == .wordEntries { frequentTerms.ask(filter.searchQuery, matches: page.count) }
+        return page
+    }
+
+    /// A page of `filter`: on the calling thread when an index answers it, on GRDB's readers otherwise.
+    private func readProducts<Rows: ProductPageRows>(
+        _ filter: ProductFilter, page request: PageRequest, into rows: Rows
+    ) async throws -> Page<Rows> {
         let request = request.ranked(by: filter.searchQuery, in: .products)
         let frequentTerms = frequentTerms
         let indexAnswers = try Self.indexAnswers(filter, request)

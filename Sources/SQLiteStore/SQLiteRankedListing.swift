@@ -81,23 +81,11 @@ extension SQLiteListing {
         _ source: Source, walk: RankedWalk, search: SearchQuery, lead: SearchLead, limit: Int, into rows: inout Rows,
         append: (inout Rows, Source.Row, SQLiteStatement) throws -> Void
     ) throws -> (next: String?, previous: String?, count: Int)? {
-        // FTS5 merges every word a prefix starts before it gives the first match: 36 ms for one of 59,000 at a million.
-        guard let searchIndex, !lead.search.matchesNothing, lead.mayHoldAtMost(limit) else { return nil }
-        let matchesSQL = "SELECT \(searchIndex.indexColumn) FROM \(searchIndex.table) WHERE \(searchIndex.table) MATCH ? LIMIT ?"
-        var ordersByRank: [[Int64]] = []
-        var entries = 0
-        for columns in searchIndex.fields.ranks {
-            var orders: [Int64] = []
-            let match = SQLiteSearchIndex.matchText(lead.search, columns: columns)
-            try source.forEachRow(matchesSQL, [match.databaseValue, (limit + 1 - entries).databaseValue]) { _, statement in
-                orders.append(DirectRow(statement: statement).integer(0))
-                return true
-            }
-            entries += orders.count
-            guard entries <= limit else { return nil }
-            ordersByRank.append(orders)
-        }
-        guard var matches = RankedMatches(ordersByRank: ordersByRank, others: lead.others()) else { return nil }
+        guard let searchIndex, !lead.search.matchesNothing else { return nil }
+        var changedRows: [Int64] = []
+        lead.changedRows.forEach { changedRows.append(Int64($0)) }
+        let read = try lead.matchesFromSets(changedOrders: changedRows) ?? leadMatches(source, lead: lead, searchIndex: searchIndex, limit: limit)
+        guard var matches = read else { return nil }
         if !matches.undecided.isEmpty {
             // The changed rows indexed on their own (`ChangedProductsIndex`), asked rank by rank: asking the store's
             // index about a row makes FTS5 merge every word a typed prefix starts again, for each row.
@@ -130,6 +118,28 @@ extension SQLiteListing {
         if walk.readsBackwards { rows.reverse() }
         let (next, previous) = walk.cursors(positions, hasRowsBehind: page.hasRowsBehind)
         return (next, previous, matches.count)
+    }
+
+    /// The matches of `lead` read from FTS5, one rank's columns at a time, each tested by its other words' sets; nil
+    /// past `limit` entries, as the sets' vocabulary counts them or as they are read.
+    private func leadMatches(_ source: some SQLiteReading, lead: SearchLead, searchIndex: SQLiteSearchIndex, limit: Int) throws -> RankedMatches? {
+        // FTS5 merges every word a prefix starts before it gives the first match: 36 ms for one of 59,000 at a million.
+        guard lead.mayHoldAtMost(limit) else { return nil }
+        let matchesSQL = "SELECT \(searchIndex.indexColumn) FROM \(searchIndex.table) WHERE \(searchIndex.table) MATCH ? LIMIT ?"
+        var ordersByRank: [[Int64]] = []
+        var entries = 0
+        for columns in searchIndex.fields.ranks {
+            var orders: [Int64] = []
+            let match = SQLiteSearchIndex.matchText(lead.search, columns: columns)
+            try source.forEachRow(matchesSQL, [match.databaseValue, (limit + 1 - entries).databaseValue]) { _, statement in
+                orders.append(DirectRow(statement: statement).integer(0))
+                return true
+            }
+            entries += orders.count
+            guard entries <= limit else { return nil }
+            ordersByRank.append(orders)
+        }
+        return RankedMatches(ordersByRank: ordersByRank, others: lead.others())
     }
 
     /// Reads one page as an array of the rows `decode` makes.

@@ -8,6 +8,7 @@ import PostgresNIO
 import Testing
 
 @testable import PostgresStore
+@testable import SQLiteStore
 
 @Suite("Full-text search")
 struct SearchTests {
@@ -230,6 +231,61 @@ struct SearchTests {
         }
         try await write([try item(600, lampIn: 1, cafeIn: 0)])
         try await expectLedPages("after writes since the sets")
+    }
+
+    /// A typed prefix reads found wide gets sets of its own (`FrequentTermShelf.ask`), added when the sets are brought
+    /// forward, and its pages are then read from them (`SearchLead.matchesFromSets`) on both engines: the same pages,
+    /// ranks and count as the reference at the sets' version, after writes since them (whose rows the engine ranks),
+    /// and once the sets are brought forward past those writes.
+    @Test(arguments: StoreBackend.available) func aTypedPrefixFoundWideIsReadFromSetsOfItsOwn(_ backend: StoreBackend) async throws {
+        let temporary = try await TestStore.open(backend)
+        defer { temporary.remove() }
+        let store = temporary.store
+        let shelf = try #require((store as? SQLiteCatalogStore)?.frequentTerms ?? (store as? PostgresCatalogStore)?.frequentTerms)
+        var rows: [String: Product] = [:]
+        var stored: [String] = []
+        let words = ["cable", "cart", "cat", "plain", "oak", "café"]
+        func item(_ index: Int) throws -> Product {
+            let pick = { (offset: Int) in words[(index * 7 + offset * 3) % words.count] }
+            return Product(
+                serialCode: "W\(1000 + index)", name: "\(pick(0)) \(index % 4 == 0 ? pick(1) : "plain")",
+                description: index % 3 == 0 ? pick(2) : "", category: "c", brand: index % 5 == 0 ? pick(3) : "b",
+                price: try Price(parsing: "1"))
+        }
+        func write(_ products: [Product]) async throws {
+            _ = try await store.upsertProducts(products, author: "api")
+            for product in products {
+                if rows[product.serialCode] == nil { stored.append(product.serialCode) }
+                rows[product.serialCode] = product
+            }
+        }
+        try await write(try (0..<150).map(item))
+        var policy = FrequentTermPolicy()
+        policy.minimumShare = 0.9
+        _ = try await store.refreshFrequentTerms(policy)
+        shelf.ask(SearchQuery("ca"), matches: FrequentTerms.widePrefixMatches)
+        #expect(store.frequentTermsWanted)
+        let advanced = try #require(try await store.advanceFrequentTerms())
+        #expect(advanced.holdsPrefix("ca") && !store.frequentTermsWanted)
+        func expectPages(_ stage: String) async throws {
+            let query = SearchQuery("ca")
+            let expected = stored.compactMap { key in rows[key].flatMap { SearchReference.rank(query, $0) }.map { ($0, key) } }
+                .enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.map(\.element.1)
+            #expect(expected.count > 8, "\(stage): pages")
+            let first = try await store.products(ProductFilter(search: "ca"), page: PageRequest(pageSize: 4))
+            #expect(first.searchRead == .wordEntries, "\(stage): read from the prefix's sets")
+            try await Self.expectWalk(store, ProductFilter(search: "ca"), pageSize: 4, expected: expected, "\(stage): 'ca'")
+        }
+        try await expectPages("at the sets' version")
+        var moved = try item(4)
+        (moved.name, moved.description) = ("plain", "cart")
+        try await write([try item(200), try item(3), moved])
+        _ = try await store.deleteProduct(serialCode: "W1006", author: "api")
+        rows["W1006"] = nil
+        stored.removeAll { $0 == "W1006" }
+        try await expectPages("after writes since the sets")
+        _ = try #require(try await store.advanceFrequentTerms())
+        try await expectPages("brought forward past the writes")
     }
 
     /// Each engine's search against a brute-force reading of the rules, over generated rows with accents,

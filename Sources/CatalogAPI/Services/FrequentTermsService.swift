@@ -56,7 +56,8 @@ struct FrequentTermsService: Service {
                 var products = versions.products
                 let now = ContinuousClock.now
                 if products != seen { (seen, unchangedSince) = (products, now) }
-                if advancing, let version = store.frequentTermsVersion, version != products {
+                // Sets a read asked for are added by bringing the sets forward, at its own snapshot.
+                if advancing, let version = store.frequentTermsVersion, version != products || store.frequentTermsWanted {
                     if let advanced = await advance() {
                         drifted = (advanced.historySeq - advanced.wholeReadSeq) * Self.wholeReadShare > advanced.largestRowNumber + 1
                         // A write that came after the version read above is one the sets now hold.
