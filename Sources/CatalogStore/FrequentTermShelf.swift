@@ -46,6 +46,13 @@ public final class FrequentTermShelf: Sendable {
         }
     }
 
+    /// `page`, once it has asked for sets of `filter`'s typed prefix when its matches were read from the engine, walked
+    /// or from their entries (`ask`).
+    public func asking<Rows>(after page: Page<Rows>, of filter: ProductFilter) -> Page<Rows> {
+        if page.searchRead == .walk || page.searchRead == .wordEntries { ask(filter.searchQuery, matches: page.count) }
+        return page
+    }
+
     /// The typed prefixes reads asked for sets of (`ask`), the most recent first.
     public var askedPrefixes: [String] { asked.withLock { $0 } }
 

@@ -29,9 +29,7 @@ extension PostgresCatalogStore {
     public func products<Rows: ProductPageRows>(
         _ filter: ProductFilter, page request: PageRequest, into rows: Rows
     ) async throws -> Page<Rows> {
-        let page = try await readProducts(filter, page: request, into: rows)
-        if page.searchRead == .walk || page.searchRead == .wordEntries { frequentTerms.ask(filter.searchQuery, matches: page.count) }
-        return page
+        frequentTerms.asking(after: try await readProducts(filter, page: request, into: rows), of: filter)
     }
 
     /// A page of `filter`, from the frequent words' sets as far as they answer it.

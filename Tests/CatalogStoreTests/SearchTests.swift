@@ -184,8 +184,7 @@ struct SearchTests {
         let temporary = try await TestStore.open(backend)
         defer { temporary.remove() }
         let store = temporary.store
-        var rows: [String: Product] = [:]
-        var stored: [String] = []
+        let written = WrittenProducts(store)
         func item(_ index: Int, lampIn: Int?, cafeIn: Int?) throws -> Product {
             var fields = ["plain", "", "plain"]
             if let lampIn { fields[lampIn] += " lamp" }
@@ -194,24 +193,15 @@ struct SearchTests {
                 serialCode: "K\(1000 + index)", name: fields[0], description: fields[2], category: "c", brand: fields[1],
                 price: try Price(parsing: "1"))
         }
-        func write(_ products: [Product]) async throws {
-            _ = try await store.upsertProducts(products, author: "api")
-            for product in products {
-                if rows[product.serialCode] == nil { stored.append(product.serialCode) }
-                rows[product.serialCode] = product
-            }
-        }
         // Four rows in five hold "lamp", in every field; one in ten "café", in every field.
-        try await write(try (0..<200).map { try item($0, lampIn: $0 % 5 == 4 ? nil : $0 % 3, cafeIn: $0 % 10 == 0 ? ($0 / 10) % 3 : nil) })
+        try await written.write(try (0..<200).map { try item($0, lampIn: $0 % 5 == 4 ? nil : $0 % 3, cafeIn: $0 % 10 == 0 ? ($0 / 10) % 3 : nil) })
         var policy = FrequentTermPolicy()
         policy.minimumShare = 0.2
         let terms = try await store.refreshFrequentTerms(policy)
         #expect(terms.terms.contains("lamp") && !terms.terms.contains("cafe"))
         func expectLedPages(_ stage: String) async throws {
             for search in ["lamp cafe ", "cafe lamp ", "lamp ca"] {
-                let query = SearchQuery(search)
-                let expected = stored.compactMap { key in rows[key].flatMap { SearchReference.rank(query, $0) }.map { ($0, key) } }
-                    .enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.map(\.element.1)
+                let expected = written.matches(search)
                 #expect(expected.count > 4, "\(stage): '\(search)' has pages")
                 let first = try await store.products(ProductFilter(search: search), page: PageRequest(pageSize: 4))
                 #expect(first.searchRead == .wordEntries, "\(stage): '\(search)' read from its lead")
@@ -219,17 +209,13 @@ struct SearchTests {
             }
         }
         try await expectLedPages("at the sets' version")
-        try await write([
+        try await written.write([
             try item(0, lampIn: 2, cafeIn: 0), try item(10, lampIn: nil, cafeIn: 0), try item(4, lampIn: 0, cafeIn: 1),
             try item(500, lampIn: 0, cafeIn: 0), try item(20, lampIn: 1, cafeIn: 2),
         ])
         // K1500, stored last, holds the largest rowid, which SQLite gives the next row stored once it is deleted.
-        for key in ["K1030", "K1500"] {
-            _ = try await store.deleteProduct(serialCode: key, author: "api")
-            rows[key] = nil
-            stored.removeAll { $0 == key }
-        }
-        try await write([try item(600, lampIn: 1, cafeIn: 0)])
+        for key in ["K1030", "K1500"] { try await written.delete(key) }
+        try await written.write([try item(600, lampIn: 1, cafeIn: 0)])
         try await expectLedPages("after writes since the sets")
     }
 
@@ -242,8 +228,7 @@ struct SearchTests {
         defer { temporary.remove() }
         let store = temporary.store
         let shelf = try #require((store as? SQLiteCatalogStore)?.frequentTerms ?? (store as? PostgresCatalogStore)?.frequentTerms)
-        var rows: [String: Product] = [:]
-        var stored: [String] = []
+        let written = WrittenProducts(store)
         let words = ["cable", "cart", "cat", "plain", "oak", "café"]
         func item(_ index: Int) throws -> Product {
             let pick = { (offset: Int) in words[(index * 7 + offset * 3) % words.count] }
@@ -252,14 +237,7 @@ struct SearchTests {
                 description: index % 3 == 0 ? pick(2) : "", category: "c", brand: index % 5 == 0 ? pick(3) : "b",
                 price: try Price(parsing: "1"))
         }
-        func write(_ products: [Product]) async throws {
-            _ = try await store.upsertProducts(products, author: "api")
-            for product in products {
-                if rows[product.serialCode] == nil { stored.append(product.serialCode) }
-                rows[product.serialCode] = product
-            }
-        }
-        try await write(try (0..<150).map(item))
+        try await written.write(try (0..<150).map(item))
         var policy = FrequentTermPolicy()
         policy.minimumShare = 0.9
         _ = try await store.refreshFrequentTerms(policy)
@@ -268,9 +246,7 @@ struct SearchTests {
         let advanced = try #require(try await store.advanceFrequentTerms())
         #expect(advanced.holdsPrefix("ca") && !store.frequentTermsWanted)
         func expectPages(_ stage: String) async throws {
-            let query = SearchQuery("ca")
-            let expected = stored.compactMap { key in rows[key].flatMap { SearchReference.rank(query, $0) }.map { ($0, key) } }
-                .enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.map(\.element.1)
+            let expected = written.matches("ca")
             #expect(expected.count > 8, "\(stage): pages")
             let first = try await store.products(ProductFilter(search: "ca"), page: PageRequest(pageSize: 4))
             #expect(first.searchRead == .wordEntries, "\(stage): read from the prefix's sets")
@@ -279,10 +255,8 @@ struct SearchTests {
         try await expectPages("at the sets' version")
         var moved = try item(4)
         (moved.name, moved.description) = ("plain", "cart")
-        try await write([try item(200), try item(3), moved])
-        _ = try await store.deleteProduct(serialCode: "W1006", author: "api")
-        rows["W1006"] = nil
-        stored.removeAll { $0 == "W1006" }
+        try await written.write([try item(200), try item(3), moved])
+        try await written.delete("W1006")
         try await expectPages("after writes since the sets")
         _ = try #require(try await store.advanceFrequentTerms())
         try await expectPages("brought forward past the writes")
@@ -996,6 +970,39 @@ extension SearchTests {
         try await temporary.executeRaw("UPDATE product_word_runs SET first_order = first_order - 1 WHERE word = 'desk'", [])
         try await temporary.executeRaw("UPDATE product_word_counts SET products = products + 1 WHERE word = 'desk'", [])
         #expect(try await temporary.store.check() == ["search words of products: 1 words counted otherwise than the rows hold them"])
+    }
+}
+
+/// The products a test wrote through a store, in the order they were first stored, and what a search of them gives.
+final class WrittenProducts {
+    let store: any CatalogStore
+    private var rows: [String: Product] = [:]
+    private var stored: [String] = []
+
+    init(_ store: any CatalogStore) {
+        self.store = store
+    }
+
+    func write(_ products: [Product]) async throws {
+        _ = try await store.upsertProducts(products, author: "api")
+        for product in products {
+            if rows[product.serialCode] == nil { stored.append(product.serialCode) }
+            rows[product.serialCode] = product
+        }
+    }
+
+    func delete(_ key: String) async throws {
+        _ = try await store.deleteProduct(serialCode: key, author: "api")
+        rows[key] = nil
+        stored.removeAll { $0 == key }
+    }
+
+    /// The keys of the products `search` matches (`SearchReference`), best first, ties in the order they were first
+    /// stored.
+    func matches(_ search: String) -> [String] {
+        let query = SearchQuery(search)
+        return stored.compactMap { key in rows[key].flatMap { SearchReference.rank(query, $0) }.map { ($0, key) } }
+            .enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.map(\.element.1)
     }
 }
 
