@@ -30,14 +30,15 @@ public final class FrequentTermShelf: Sendable {
         newestSeen.max(productsVersion, ordering: .relaxed)
     }
 
-    /// Asks for sets of `search`'s own when it is one typed prefix (a term) that `matches` rows match, at least
-    /// `FrequentTerms.widePrefixMatches`, and the sets do not hold it: bringing the sets forward adds them, at its own
-    /// snapshot, so that they are exact as the words' sets are (`CatalogStore.advanceFrequentTerms`). The most recent
-    /// `FrequentTerms.maximumWidePrefixes` are kept.
+    /// Asks for sets of `search`'s own when it is one typed prefix (a term of two characters or more) that `matches`
+    /// rows match, at least `FrequentTerms.widePrefixMatches`: bringing the sets forward adds them, at its own snapshot,
+    /// so that they are exact as the words' sets are (`CatalogStore.advanceFrequentTerms`). The most recently asked or
+    /// read `FrequentTerms.maximumWidePrefixes` are kept: a prefix whose sets answered a read is asked again.
     public func ask(_ search: SearchQuery?, matches: Int) {
-        // A prefix the sets spell out as words (`FrequentTerms.expanded`) is counted from them already.
-        guard let search, case .prefix(let prefix)? = search.onlyPart, let term = FrequentTerms.term(prefix),
-            matches >= FrequentTerms.widePrefixMatches, let terms = latest, !terms.holdsPrefix(term), terms.expanded(search) == search
+        // A prefix the sets spell out as words (`FrequentTerms.expanded`) is counted from them already; a single letter
+        // is most of the index's words, read again with every whole read.
+        guard let search, case .prefix(let prefix)? = search.onlyPart, let term = FrequentTerms.term(prefix), term.count >= 2,
+            matches >= FrequentTerms.widePrefixMatches, let terms = latest, terms.expanded(search) == search
         else { return }
         asked.withLock { asked in
             asked.removeAll { $0 == term }
@@ -46,10 +47,23 @@ public final class FrequentTermShelf: Sendable {
         }
     }
 
+    /// The sets `read` reads, the prefixes reads asked for among them; when it fails, the asked prefixes are forgotten,
+    /// so that a prefix whose sets cannot be read fails no other read of the sets (a read asks again).
+    public func reading<Terms>(_ read: ([String]) async throws -> Terms) async rethrows -> Terms {
+        do {
+            return try await read(askedPrefixes)
+        } catch {
+            asked.withLock { $0 = [] }
+            throw error
+        }
+    }
+
     /// `page`, once it has asked for sets of `filter`'s typed prefix when its matches were read from the engine, walked
-    /// or from their entries (`ask`).
+    /// or from their entries, or from the prefix's own sets (`ask`). A corrected search's page is the correction's.
     public func asking<Rows>(after page: Page<Rows>, of filter: ProductFilter) -> Page<Rows> {
-        if page.searchRead == .walk || page.searchRead == .wordEntries { ask(filter.searchQuery, matches: page.count) }
+        if page.searchRead == .walk || page.searchRead == .wordEntries, page.corrections.isEmpty {
+            ask(filter.searchQuery, matches: page.count)
+        }
         return page
     }
 

@@ -12,62 +12,63 @@ extension PostgresCatalogStore {
     /// vector); and each chosen word's and spelled-out prefix's rows, as the search of them
     /// reads them.
     public func refreshFrequentTerms(_ policy: FrequentTermPolicy) async throws -> FrequentTerms {
-        let prefixes = frequentTerms.askedPrefixes
-        let terms = try await transaction(.read) { [logger] connection in
-            let version = try await Self.versions(connection, logger: logger).products
-            var historySeq: Int64 = 0
-            for try await seq in try await connection.query("SELECT last_seq FROM history_state", logger: logger).decode(Int64.self) {
-                historySeq = seq
-            }
-            var rows: [(order: Int64, category: String, brand: String, price: Int64, key: String)] = []
-            for try await row in try await connection.query(
-                "SELECT row_order, category, brand, price_micros, serial_code FROM products", logger: logger
-            ).decode((Int64, String, String, Int64, String).self) {
-                rows.append(row)
-            }
-            // Each row is numbered by its place in `row_order`, not by `row_order` itself: an upsert takes a new one
-            // for every row it writes, stored or not, so `row_order` grows with the writes, not with the products.
-            rows.sort { $0.order < $1.order }
-            let orders = rows.map(\.order)
-            var builder = FrequentTerms.Builder(productsVersion: version, historySeq: historySeq, largestRowNumber: Int64(max(rows.count - 1, 0)))
-            builder.numberRows(byPlaceIn: orders)
-            for (number, row) in zip(Int64(0)..., rows) {
-                builder.assign(builder.valueNumber(row.category, in: .category), in: .category, to: number)
-                builder.assign(builder.valueNumber(row.brand, in: .brand), in: .brand, to: number)
-                builder.assignPrice(row.price, to: number)
-                builder.assignKey(row.key, to: number)
-            }
-            var words: [String] = []
-            var holders: [Int] = []
-            let vocabulary = """
-                SELECT word, ndoc FROM ts_stat('SELECT search_vector FROM products') ORDER BY word COLLATE "C"
-                """
-            for try await (word, count) in try await connection.query(PostgresQuery(unsafeSQL: vocabulary), logger: logger).decode(
-                (String, Int32).self)
-            {
-                words.append(word)
-                holders.append(Int(count))
-            }
-            // A stop cancels the refresh between two words: each is one statement, at most a second at a million products.
-            // The planner reckons a search of a hundred words (a spelled-out prefix) matches a tenth of the table and
-            // reads it whole, where the search index gives their rows over thirty times faster.
-            try await connection.query("SET LOCAL enable_seqscan = off", logger: logger)
-            for word in builder.chooseWords(from: words, rows: holders, of: rows.count, policy) {
-                try Task.checkCancellation()
-                let byRank = try await Self.ordersByRank(of: .word(word), connection, logger: logger).map { rankOrders in
-                    var matches = builder.emptySet()
-                    for order in rankOrders { FrequentTerms.place(of: order, in: orders).map { matches.insert($0) } }
-                    return matches
+        let terms = try await frequentTerms.reading { prefixes in
+            try await transaction(.read) { [logger] connection in
+                let version = try await Self.versions(connection, logger: logger).products
+                var historySeq: Int64 = 0
+                for try await seq in try await connection.query("SELECT last_seq FROM history_state", logger: logger).decode(Int64.self) {
+                    historySeq = seq
                 }
-                builder.add(word, byRank: byRank)
+                var rows: [(order: Int64, category: String, brand: String, price: Int64, key: String)] = []
+                for try await row in try await connection.query(
+                    "SELECT row_order, category, brand, price_micros, serial_code FROM products", logger: logger
+                ).decode((Int64, String, String, Int64, String).self) {
+                    rows.append(row)
+                }
+                // Each row is numbered by its place in `row_order`, not by `row_order` itself: an upsert takes a new one
+                // for every row it writes, stored or not, so `row_order` grows with the writes, not with the products.
+                rows.sort { $0.order < $1.order }
+                let orders = rows.map(\.order)
+                var builder = FrequentTerms.Builder(productsVersion: version, historySeq: historySeq, largestRowNumber: Int64(max(rows.count - 1, 0)))
+                builder.numberRows(byPlaceIn: orders)
+                for (number, row) in zip(Int64(0)..., rows) {
+                    builder.assign(builder.valueNumber(row.category, in: .category), in: .category, to: number)
+                    builder.assign(builder.valueNumber(row.brand, in: .brand), in: .brand, to: number)
+                    builder.assignPrice(row.price, to: number)
+                    builder.assignKey(row.key, to: number)
+                }
+                var words: [String] = []
+                var holders: [Int] = []
+                let vocabulary = """
+                    SELECT word, ndoc FROM ts_stat('SELECT search_vector FROM products') ORDER BY word COLLATE "C"
+                    """
+                for try await (word, count) in try await connection.query(PostgresQuery(unsafeSQL: vocabulary), logger: logger).decode(
+                    (String, Int32).self)
+                {
+                    words.append(word)
+                    holders.append(Int(count))
+                }
+                // A stop cancels the refresh between two words: each is one statement, at most a second at a million products.
+                // The planner reckons a search of a hundred words (a spelled-out prefix) matches a tenth of the table and
+                // reads it whole, where the search index gives their rows over thirty times faster.
+                try await connection.query("SET LOCAL enable_seqscan = off", logger: logger)
+                for word in builder.chooseWords(from: words, rows: holders, of: rows.count, policy) {
+                    try Task.checkCancellation()
+                    let byRank = try await Self.ordersByRank(of: .word(word), connection, logger: logger).map { rankOrders in
+                        var matches = builder.emptySet()
+                        for order in rankOrders { FrequentTerms.place(of: order, in: orders).map { matches.insert($0) } }
+                        return matches
+                    }
+                    builder.add(word, byRank: byRank)
+                }
+                for prefix in builder.prefixesToSpellOut(policy) {
+                    try Task.checkCancellation()
+                    var others = builder.emptySet()
+                    try await Self.addMatches(of: prefix.others, to: &others, numberedBy: orders, connection, logger: logger)
+                    builder.add(prefix, otherRows: others)
+                }
+                return try await Self.withPrefixes(prefixes, builder.build(), connection, logger: logger)
             }
-            for prefix in builder.prefixesToSpellOut(policy) {
-                try Task.checkCancellation()
-                var others = builder.emptySet()
-                try await Self.addMatches(of: prefix.others, to: &others, numberedBy: orders, connection, logger: logger)
-                builder.add(prefix, otherRows: others)
-            }
-            return try await Self.withPrefixes(prefixes, builder.build(), connection, logger: logger)
         }
         frequentTerms.install(terms)
         return terms
@@ -78,33 +79,34 @@ extension PostgresCatalogStore {
     /// which a place past theirs would misnumber: they are then read whole again.
     public func advanceFrequentTerms() async throws -> FrequentTerms? {
         guard let base = frequentTerms.latest else { return nil }
-        let prefixes = frequentTerms.askedPrefixes
-        let advanced = try await transaction(.read) { [logger] connection -> FrequentTerms? in
-            let (versions, changed) = try await PostgresCurrentFrequentTerms.ChangedRows.read(
-                since: base, limit: FrequentTerms.advanceLimit, connection, logger: logger)
-            guard versions.products > base.productsVersion else { return try await Self.withPrefixes(prefixes, base, connection, logger: logger) }
-            guard let changed, (changed.newOrders.first ?? .max) > (base.rowOrders.last ?? .min) else { return nil }
-            var products: [ChangedProduct] = []
-            var words: [(row: Int64, words: [(word: String, rank: Int)])] = []
-            let rank = PostgresSearchIndex.products.wordRankExpression("word.weights")
-            let query: PostgresQuery = """
-                SELECT row_order, serial_code, category, brand, price_micros,
-                    ARRAY(SELECT word.lexeme FROM unnest(search_vector) AS word ORDER BY word.lexeme),
-                    ARRAY(SELECT \(unescaped: rank) FROM unnest(search_vector) AS word ORDER BY word.lexeme)
-                FROM products WHERE row_order = ANY(\(Array(changed.numbers.keys)))
-                """
-            // A vector's lexemes are distinct: each of a row's words once, with the first rank whose columns hold it.
-            for try await (order, key, category, brand, price, lexemes, ranks) in try await connection.query(query, logger: logger).decode(
-                (Int64, String, String, String, Int64, [String], [Int32]).self)
-            {
-                guard let number = changed.numbers[order] else { continue }
-                products.append(ChangedProduct(row: number, key: key, category: category, brand: brand, priceMicros: price))
-                words.append((number, zip(lexemes, ranks).map { ($0, Int($1)) }))
+        let advanced = try await frequentTerms.reading { prefixes in
+            try await transaction(.read) { [logger] connection -> FrequentTerms? in
+                let (versions, changed) = try await PostgresCurrentFrequentTerms.ChangedRows.read(
+                    since: base, limit: FrequentTerms.advanceLimit, connection, logger: logger)
+                guard versions.products > base.productsVersion else { return try await Self.withPrefixes(prefixes, base, connection, logger: logger) }
+                guard let changed, (changed.newOrders.first ?? .max) > (base.rowOrders.last ?? .min) else { return nil }
+                var products: [ChangedProduct] = []
+                var words: [(row: Int64, words: [(word: String, rank: Int)])] = []
+                let rank = PostgresSearchIndex.products.wordRankExpression("word.weights")
+                let query: PostgresQuery = """
+                    SELECT row_order, serial_code, category, brand, price_micros,
+                        ARRAY(SELECT word.lexeme FROM unnest(search_vector) AS word ORDER BY word.lexeme),
+                        ARRAY(SELECT \(unescaped: rank) FROM unnest(search_vector) AS word ORDER BY word.lexeme)
+                    FROM products WHERE row_order = ANY(\(Array(changed.numbers.keys)))
+                    """
+                // A vector's lexemes are distinct: each of a row's words once, with the first rank whose columns hold it.
+                for try await (order, key, category, brand, price, lexemes, ranks) in try await connection.query(query, logger: logger).decode(
+                    (Int64, String, String, String, Int64, [String], [Int32]).self)
+                {
+                    guard let number = changed.numbers[order] else { continue }
+                    products.append(ChangedProduct(row: number, key: key, category: category, brand: brand, priceMicros: price))
+                    words.append((number, zip(lexemes, ranks).map { ($0, Int($1)) }))
+                }
+                let advanced = base.advanced(
+                    to: versions.products, historySeq: versions.lastSeq, touched: changed.rows, products: products,
+                    words: ChangedWords(byRow: words), newOrders: changed.newOrders)
+                return try await Self.withPrefixes(prefixes, advanced, connection, logger: logger)
             }
-            let advanced = base.advanced(
-                to: versions.products, historySeq: versions.lastSeq, touched: changed.rows, products: products,
-                words: ChangedWords(byRow: words), newOrders: changed.newOrders)
-            return try await Self.withPrefixes(prefixes, advanced, connection, logger: logger)
         }
         if let advanced { frequentTerms.install(advanced) }
         return advanced

@@ -7,8 +7,9 @@ extension SQLiteCatalogStore {
     public var frequentTermsWanted: Bool { frequentTerms.wantsPrefixes }
 
     public func refreshFrequentTerms(_ policy: FrequentTermPolicy) async throws -> FrequentTerms {
-        let prefixes = frequentTerms.askedPrefixes
-        let terms = try await read { db in try Self.withPrefixes(prefixes, Self.readFrequentTerms(policy, db), db) }
+        let terms = try await frequentTerms.reading { prefixes in
+            try await read { db in try Self.withPrefixes(prefixes, Self.readFrequentTerms(policy, db), db) }
+        }
         frequentTerms.install(terms)
         return terms
     }
@@ -72,22 +73,23 @@ extension SQLiteCatalogStore {
     /// tokenizer makes of them (`ChangedProductsIndex.words`).
     public func advanceFrequentTerms() async throws -> FrequentTerms? {
         guard let base = frequentTerms.latest else { return nil }
-        let prefixes = frequentTerms.askedPrefixes
-        let advanced = try await read { db -> FrequentTerms? in
-            let versions = try StoreVersions.fetch(db)
-            guard versions.products > base.productsVersion else { return try Self.withPrefixes(prefixes, base, db) }
-            guard let touched = try Self.changedRows(since: base, limit: FrequentTerms.advanceLimit, db) else { return nil }
-            let rows = Self.rowList(touched)
-            try ChangedProductsIndex.index(rows, db)
-            let words = try ChangedProductsIndex.words(db)
-            let products = try db.rows(
-                "SELECT rowid, serial_code, category, brand, price_micros FROM products WHERE rowid IN (SELECT value FROM json_each(?))",
-                [rows.databaseValue]
-            ) { row in
-                ChangedProduct(row: row.integer(0), key: row.text(1), category: row.text(2), brand: row.text(3), priceMicros: row.integer(4))
+        let advanced = try await frequentTerms.reading { prefixes in
+            try await read { db -> FrequentTerms? in
+                let versions = try StoreVersions.fetch(db)
+                guard versions.products > base.productsVersion else { return try Self.withPrefixes(prefixes, base, db) }
+                guard let touched = try Self.changedRows(since: base, limit: FrequentTerms.advanceLimit, db) else { return nil }
+                let rows = Self.rowList(touched)
+                try ChangedProductsIndex.index(rows, db)
+                let words = try ChangedProductsIndex.words(db)
+                let products = try db.rows(
+                    "SELECT rowid, serial_code, category, brand, price_micros FROM products WHERE rowid IN (SELECT value FROM json_each(?))",
+                    [rows.databaseValue]
+                ) { row in
+                    ChangedProduct(row: row.integer(0), key: row.text(1), category: row.text(2), brand: row.text(3), priceMicros: row.integer(4))
+                }
+                let advanced = base.advanced(to: versions.products, historySeq: versions.lastSeq, touched: touched, products: products, words: words)
+                return try Self.withPrefixes(prefixes, advanced, db)
             }
-            let advanced = base.advanced(to: versions.products, historySeq: versions.lastSeq, touched: touched, products: products, words: words)
-            return try Self.withPrefixes(prefixes, advanced, db)
         }
         if let advanced { frequentTerms.install(advanced) }
         return advanced

@@ -203,3 +203,33 @@ import Testing
         #expect(own.rowNumber(ofOrder: 77) == 77)
     }
 }
+
+/// Which typed prefixes a read asks sets of its own for (`FrequentTermShelf.ask`), without a store.
+@Suite struct WidePrefixTests {
+    static func shelf() -> FrequentTermShelf {
+        let shelf = FrequentTermShelf()
+        shelf.install(FrequentTerms.Builder(productsVersion: 1, historySeq: 1, largestRowNumber: 9).build())
+        return shelf
+    }
+
+    /// A typed prefix of two characters or more with enough matches is asked for; a whole word, a single letter, a
+    /// search of two parts and a prefix with fewer matches are not.
+    @Test func onlyAWideTypedPrefixIsAskedFor() {
+        let shelf = Self.shelf()
+        let wide = FrequentTerms.widePrefixMatches
+        for (search, matches) in [("t", wide), ("trc ", wide), ("lamp trc", wide), ("trc", wide - 1), ("tr", wide), ("trc", wide)] {
+            shelf.ask(SearchQuery(search), matches: matches)
+        }
+        #expect(shelf.askedPrefixes == ["trc", "tr"])
+        #expect(shelf.wantsPrefixes)
+    }
+
+    /// The most recently asked `maximumWidePrefixes` are kept, one asked again coming first.
+    @Test func theMostRecentlyAskedAreKept() {
+        let shelf = Self.shelf()
+        let prefixes = (0..<12).map { "p\($0)" }
+        for prefix in prefixes { shelf.ask(SearchQuery(prefix), matches: FrequentTerms.widePrefixMatches) }
+        shelf.ask(SearchQuery("p5"), matches: FrequentTerms.widePrefixMatches)
+        #expect(shelf.askedPrefixes == ["p5", "p11", "p10", "p9", "p8", "p7", "p6", "p4"])
+    }
+}
