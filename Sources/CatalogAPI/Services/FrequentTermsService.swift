@@ -6,8 +6,9 @@ import ServiceLifecycle
 /// Keeps the sets of the words most products hold (`FrequentTerms`) at the products version reads see: reads them
 /// whole at start-up, then brings them forward by the changes since them (`CatalogStore.advanceFrequentTerms`), work in
 /// proportion to the changes, not to the catalogue. It looks as soon as the store's watch tells of a commit
-/// (`ChangeNotifier`, within `pollInterval` whatever it says), and every `followInterval` while the products keep
-/// changing: a read applies the changes since the sets itself, at a cost per change (`CurrentFrequentTerms`), so the
+/// (`ChangeNotifier`, within `pollInterval` whatever it says), every `followInterval` while the products keep
+/// changing, and within `followInterval` of a read asking for sets it lacks (`CatalogStore.frequentTermsWanted`, a
+/// typed prefix reads found wide, whose next reads then count from them): a read applies the changes since the sets itself, at a cost per change (`CurrentFrequentTerms`), so the
 /// sets follow closely, and under an import's thousands of changes a second a read finds a few hundred at most. An
 /// import that commits its changes at once has the reads answered by the engine alone until the sets are brought
 /// forward: waking at its commit, rather than at the next look, takes up to a second off that.
@@ -20,7 +21,6 @@ import ServiceLifecycle
 /// writes it takes at most a fifth of a core. Until then, a read makes the sets it finds exact at its own snapshot
 /// (`CurrentFrequentTerms`).
 struct FrequentTermsService: Service {
-    static let pollInterval: Duration = .seconds(1)
     static let followInterval: Duration = .milliseconds(100)
     static let quietPeriod: Duration = .seconds(2)
     static let longestStale: Duration = .seconds(60)
@@ -36,6 +36,8 @@ struct FrequentTermsService: Service {
     let policy: FrequentTermPolicy
     let registry: PrometheusCollectorRegistry
     let logger: Logger
+    /// The longest wait between looks when nothing commits and no read asks.
+    var pollInterval: Duration = .seconds(1)
 
     func run() async throws {
         var seen: Int64?
@@ -86,16 +88,27 @@ struct FrequentTermsService: Service {
                 logger.warning("reading the frequent terms' sets failed: \(error)")
             }
             do {
-                if !following, let seq = lastSeq {
-                    _ = await cancelWhenGracefulShutdown { [notifier] in await notifier.wait(after: seq, timeout: Self.pollInterval) }
-                }
+                if !following, let seq = lastSeq { await waitForCommitOrAsk(after: seq, askWakes: advancing) }
                 // Never two looks closer than `followInterval`, whatever the watch says (a store put back from an older
                 // copy has a history behind the seqs it told of), and a failed look rests `pollInterval`.
-                let pause = lastSeq == nil ? Self.pollInterval : Self.followInterval
+                let pause = lastSeq == nil ? pollInterval : Self.followInterval
                 try await cancelWhenGracefulShutdown { try await Task.sleep(until: lookStarted + pause) }
             } catch {
                 return
             }
+        }
+    }
+
+    /// Waits for a commit past `seq`, for `pollInterval`, or, when `askWakes`, for a read to ask for sets the installed
+    /// ones lack, whichever comes first: the store is asked every `followInterval`, a lock's read.
+    private func waitForCommitOrAsk(after seq: Int64, askWakes: Bool) async {
+        let until = ContinuousClock.now + pollInterval
+        while ContinuousClock.now < until, !(askWakes && store.frequentTermsWanted), !Task.isShuttingDownGracefully, !Task.isCancelled {
+            let newest = await cancelWhenGracefulShutdown { [notifier] in
+                await notifier.wait(after: seq, timeout: min(Self.followInterval, until - ContinuousClock.now))
+            }
+            // A timeout tells the newest seq the watch has told, which may be behind `seq`.
+            guard let newest, newest <= seq else { return }
         }
     }
 
