@@ -176,22 +176,19 @@ public struct FrequentTerms: Sendable {
                 high += step
                 step *= 2
             }
-            var (low, end) = (last, min(high + 1, rowOrders.count))
-            while low < end {
-                let middle = (low + end) / 2
-                if rowOrders[middle] < order { low = middle + 1 } else { end = middle }
-            }
-            last = low
-            return low < rowOrders.count && rowOrders[low] == order ? Int64(low) : nil
+            let found = FrequentTerms.place(of: order, in: rowOrders, within: last..<min(high + 1, rowOrders.count))
+            if let found { last = Int(found) }
+            return found
         }
     }
 
     /// The numbering of the sets' rows, for orders asked one after another.
     public func numbering() -> Numbering { Numbering(rowOrders: rowOrders, byPlace: rowsNumberedByPlace) }
 
-    /// The place of `order` in `orders`, ascending; nil when they do not hold it.
-    public static func place(of order: Int64, in orders: [Int64]) -> Int64? {
-        var (low, high) = (0, orders.count)
+    /// The place of `order` in `orders`, ascending, looked for among `places` (all of them when nil); nil when they
+    /// do not hold it there.
+    public static func place(of order: Int64, in orders: [Int64], within places: Range<Int>? = nil) -> Int64? {
+        var (low, high) = (places?.lowerBound ?? 0, places?.upperBound ?? orders.count)
         while low < high {
             let middle = (low + high) / 2
             if orders[middle] < order { low = middle + 1 } else { high = middle }

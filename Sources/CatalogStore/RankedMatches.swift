@@ -82,6 +82,13 @@ public struct RankedMatches: Sendable {
         self.positions = positions
     }
 
+    /// The matches at `positions` (`RankedWalk.position`), ascending, and the rows at `undecided` orders, which the
+    /// engine ranks (`decide`).
+    public init(positions: [Int64], undecided: [Int64]) {
+        self.positions = positions
+        self.undecided = undecided
+    }
+
     /// Adds the undecided rows (`undecided`) that match the whole search, as the engine ranks them: `ranks` holds the
     /// rank of each that matches, by its order.
     public mutating func decide(_ ranks: [Int64: Int]) {

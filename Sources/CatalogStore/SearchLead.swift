@@ -2,7 +2,8 @@
 /// the lead's matches are read at once with their ranks, and each is tested by the sets of the other words, made exact
 /// at the read's snapshot, which tell the rank it holds them in without reading its row. A common word with a
 /// selective one reads the selective one's matches alone, where the engine's index would step through the common
-/// word's too.
+/// word's too. A typed prefix alone that has sets of its own (`fromSets`) is a lead without other words, whose matches
+/// are read from those sets and the rows changed since them (`matchesFromSets`).
 public struct SearchLead: Sendable {
     /// The lead alone, as the engine reads its matches.
     public let search: SearchQuery
@@ -18,31 +19,46 @@ public struct SearchLead: Sendable {
         return terms.base.prefixRankSets[prefix]
     }
 
-    /// The lead's matches from its own sets (`fromSets`), each tested by the other words as `others()` tells: the rows
-    /// no change since the sets touched, by rank, and `changedOrders`, the orders the rows a change touched hold at the
-    /// read's snapshot, left undecided for the engine. Nil when the sets do not hold the lead, or its rows span more
-    /// than `RankedMatches.widestSpan`.
+    /// The lead's matches from its own sets (`fromSets`), each in the worse of the first rank whose columns hold it and
+    /// the rank its other words hold it in (`others`), dropped where one of them does not: the rows no change since the
+    /// sets touched, and `changedOrders`, the orders the rows a change touched hold at the read's snapshot, left
+    /// undecided for the engine. Nil when the sets do not hold the lead, or an other word has no set. The rows are set
+    /// by their final rank and come out by rank and row number, which is the walk's order (the engine's own orders
+    /// ascend with the row numbers): 59,000 matches in about a millisecond less than merged as orders.
     public func matchesFromSets(changedOrders: [Int64]) -> RankedMatches? {
         guard let prefixSets else { return nil }
         let base = terms.base
-        var ordersByRank: [[Int64]] = prefixSets.map { rows in
-            var orders: [Int64] = []
-            orders.reserveCapacity(rows.count)
+        let ranking = base.ranking(otherTerms)
+        guard otherTerms.isEmpty || ranking != nil else { return nil }
+        let empty = RowNumberSet(largest: base.largestRowNumber)
+        var byFinalRank = [RowNumberSet](repeating: empty, count: prefixSets.count)
+        // The rows of the ranks before, and those the engine ranks.
+        var passed = terms.changedRows
+        for (rank, rows) in prefixSets.enumerated() {
+            var fresh = rows
+            fresh.subtract(passed)
+            passed.formUnion(rows)
+            guard let ranking, !otherTerms.isEmpty else {
+                byFinalRank[rank] = fresh
+                continue
+            }
+            fresh.forEach { number in
+                guard let other = ranking.rank(ofRow: Int64(number)) else { return }
+                byFinalRank[min(max(rank, other), prefixSets.count - 1)].insert(Int64(number))
+            }
+        }
+        var positions: [Int64] = []
+        positions.reserveCapacity(byFinalRank.reduce(0) { $0 + $1.count })
+        for (rank, rows) in byFinalRank.enumerated() {
             rows.forEach { number in
-                guard !terms.changedRows.contains(Int64(number)) else { return }
                 if !base.rowsNumberedByPlace {
-                    orders.append(Int64(number))
+                    positions.append(RankedWalk.position(rank: rank, order: Int64(number)))
                 } else if number < base.rowOrders.count {
-                    orders.append(base.rowOrders[number])
+                    positions.append(RankedWalk.position(rank: rank, order: base.rowOrders[number]))
                 }
             }
-            return orders
         }
-        if !changedOrders.isEmpty { ordersByRank.append(changedOrders) }
-        let changed = Set(changedOrders)
-        // A prefix alone holds every row it is read with in the rank it is read in: no row numbers to look up again.
-        let othersOf = otherTerms.isEmpty ? { _ in .rank(0) } : others()
-        return RankedMatches(ordersByRank: ordersByRank) { order in changed.contains(order) ? .undecided : othersOf(order) }
+        return RankedMatches(positions: positions, undecided: changedOrders)
     }
 
     /// Whether the lead held at most `limit` entries at the sets' version, as far as the index's words tell

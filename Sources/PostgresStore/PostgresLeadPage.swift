@@ -7,8 +7,9 @@ extension PostgresListing {
     /// (`SearchRead.wordEntries`): every run of the words the prefix or the lead starts is read whole and merged here
     /// (`RankedMatches`), with the lead's other words' ranks from their sets, which gives the exact count and the page
     /// at once; a row a change since the sets touched is ranked by the search index. The page's rows are read by their
-    /// orders, in a transaction of its own, on the generic-plan pool when the listing has one (`PostgresLeadStatements.swift`;
-    /// on `connection` in `transaction` otherwise). A prefix of 52,517 matches over 53 words (one of them 46,378 rows
+    /// orders, with the versions, in a transaction of its own (none for a prefix's page from its sets, which reads no
+    /// runs), on the generic-plan pool when the listing has one (`PostgresLeadStatements.swift`; on `connection` in
+    /// `transaction` otherwise). A prefix of 52,517 matches over 53 words (one of them 46,378 rows
     /// hold), whose runs hold 52,855 entries, had been walked through the search index in 214-245 ms, and grouped by
     /// the server in 80; read so, it takes about 10, half of it the server sending the runs' arrays.
     ///
@@ -29,10 +30,8 @@ extension PostgresListing {
         // A transaction of its own, on a connection that has both statements planned once for any prefix when there is one.
         let readPage: @Sendable (PostgresConnection) async throws -> LeadRead = { connection in
             var matches: RankedMatches
-            let versions: StoreVersions
             if let lead, lead.fromSets {
                 // A typed prefix whose rows the sets hold: no runs to read.
-                versions = try await PostgresCatalogStore.versions(connection, logger: logger)
                 guard let fromSets = lead.matchesFromSets(changedOrders: changedOrders) else { return .more(limit + 1) }
                 matches = fromSets
             } else {
@@ -44,7 +43,6 @@ extension PostgresListing {
                 guard try first["one_lexeme"].decode(Bool.self) else { return .unanswered }
                 let entries = Int(try first["entries"].decode(Int64.self))
                 guard entries <= limit else { return .more(entries) }
-                versions = try PostgresCatalogStore.versions(from: first)
                 let runs = try read.compactMap { row in try row["rank"].decode(Int?.self).map { ($0, row["orders"].bytes ?? ByteBuffer()) } }
                 let ordersByRank = try PostgresRunOrders.byRank(runs)
                 guard let fromRuns = RankedMatches(ordersByRank: ordersByRank, others: lead?.others() ?? { _ in .rank(0) }) else {
@@ -64,22 +62,28 @@ extension PostgresListing {
             var orders = PostgresBindings()
             orders.append(page.matches.map(\.order))
             let fetched = try await connection.rows(of: (rowsSQL, orders), preparedAs: PostgresRowsByOrder.self, logger: logger)
-            return .page(page, count: matches.count, versions: versions, rows: fetched)
+            guard let first = fetched.first else { throw StoreUnavailable(store: store, reason: "the rows of a search's page returned no row") }
+            return .page(page, count: matches.count, versions: try PostgresCatalogStore.versions(from: first), rows: fetched)
         }
         // A lead's other words are told by sets made exact at the caller's snapshot: inside the caller's transaction, the
         // page is read in it; outside one, the caller checks that the page's snapshot has the versions it read them at.
+        // The page's rows are read last, with the versions: a prefix's page from its sets, whose statements are each of
+        // a snapshot no older than the one before, is of the versions the caller read when the rows' are those.
+        let fromSets = lead?.fromSets == true
         let read =
             if let genericPlans, lead == nil || transaction != .single {
-                try await genericPlans.transaction(.read, logger: logger, readPage)
+                try await genericPlans.transaction(fromSets ? .single : .read, logger: logger, readPage)
             } else {
-                try await connection.transaction(transaction, logger: logger, readPage)
+                try await connection.transaction(fromSets && transaction == .read ? .single : transaction, logger: logger, readPage)
             }
         switch read {
         case .unanswered: return .unanswered
         case .more(let entries): return .more(candidates: entries)
         case .page(let page, let count, let versions, let fetched):
             var byOrder: [Int64: PostgresRandomAccessRow] = [:]
-            for row in fetched { byOrder[try row["match_order"].decode(Int64.self)] = row }
+            for row in fetched {
+                if let order = try row["match_order"].decode(Int64?.self) { byOrder[order] = row }
+            }
             var rows = rows
             var positions: [RankedWalk.Position] = []
             for match in page.matches {
@@ -98,7 +102,7 @@ extension PostgresListing {
 
     /// The statement of `leadPage` that reads the runs of `search`, one whole word or typed prefix: one row for each
     /// rank, with every run's orders in it one after the other, when the entries are at most `limit` (their counts
-    /// are kept); one row with none otherwise. Each row has the versions. Nil when the list has no runs or `search` is
+    /// are kept); one row with none otherwise. Nil when the list has no runs or `search` is
     /// not one word or typed prefix.
     func leadRunsStatement(_ search: SearchQuery, limit: Int) -> (sql: String, binds: PostgresBindings)? {
         var statement = PostgresConditions()
@@ -108,8 +112,7 @@ extension PostgresListing {
         let sql = """
             WITH term AS MATERIALIZED (\(word.term)),
             counted AS MATERIALIZED (SELECT COALESCE((SELECT SUM(products) FROM \(countsTable) WHERE \(word.entries)), 0)::bigint AS entries)
-            SELECT (SELECT one_lexeme FROM term) AS one_lexeme, (SELECT entries FROM counted) AS entries, \(PostgresCatalogStore.versionColumns),
-            runs.rank, runs.orders FROM (SELECT 1) AS meta LEFT JOIN LATERAL (
+            SELECT (SELECT one_lexeme FROM term) AS one_lexeme, (SELECT entries FROM counted) AS entries, runs.rank, runs.orders FROM (SELECT 1) AS meta LEFT JOIN LATERAL (
             SELECT rank, string_agg(array_send(orders), ''::bytea) AS orders FROM \(runsTable)
             WHERE \(word.entries) AND (SELECT one_lexeme FROM term) AND (SELECT entries FROM counted) <= \(statement.parameter(Int64(limit)))
             GROUP BY rank) AS runs ON true
@@ -117,11 +120,13 @@ extension PostgresListing {
         return (sql, statement.binds)
     }
 
-    /// The statement that reads the rows whose orders are `$1`, each with its order and key.
+    /// The statement that reads the rows whose orders are `$1`, each with its order and key, and the versions after
+    /// them (a row's columns are read in order): one row of versions alone when there are none.
     func rowsByOrderSQL(_ searchIndex: PostgresSearchIndex) -> String {
         """
+        SELECT page.*, \(PostgresCatalogStore.versionColumns) FROM (SELECT 1) AS meta LEFT JOIN LATERAL (
         SELECT \(columns), \(searchIndex.orderColumn) AS match_order, \(keyColumn) AS match_key FROM \(table)
-        WHERE \(searchIndex.orderColumn) = ANY($1)
+        WHERE \(searchIndex.orderColumn) = ANY($1)) AS page ON true
         """
     }
 

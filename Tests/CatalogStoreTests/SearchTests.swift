@@ -237,9 +237,14 @@ struct SearchTests {
                 description: index % 3 == 0 ? pick(2) : "", category: "c", brand: index % 5 == 0 ? pick(3) : "b",
                 price: try Price(parsing: "1"))
         }
-        try await written.write(try (0..<150).map(item))
+        // Rows that hold "plain" in a worse rank than the prefix: they rank by the worse.
+        let described = try (0..<6).map { index in
+            Product(serialCode: "D\(index)", name: "cart oak", description: "plain", category: "c", brand: "b", price: try Price(parsing: "1"))
+        }
+        try await written.write(try (0..<150).map(item) + described)
+        // "plain", which most names hold, has a set; no word "ca" starts does.
         var policy = FrequentTermPolicy()
-        policy.minimumShare = 0.9
+        policy.minimumShare = 0.5
         _ = try await store.refreshFrequentTerms(policy)
         shelf.ask(SearchQuery("ca"), matches: FrequentTerms.widePrefixMatches)
         #expect(store.frequentTermsWanted)
@@ -251,6 +256,12 @@ struct SearchTests {
             let first = try await store.products(ProductFilter(search: "ca"), page: PageRequest(pageSize: 4))
             #expect(first.searchRead == .wordEntries, "\(stage): read from the prefix's sets")
             try await Self.expectWalk(store, ProductFilter(search: "ca"), pageSize: 4, expected: expected, "\(stage): 'ca'")
+            // Led by the prefix, the other word told by its set: a row ranks by the worse of the two.
+            let led = try await store.products(ProductFilter(search: "plain ca"), page: PageRequest(pageSize: 4))
+            #expect(led.searchRead == .wordEntries, "\(stage): 'plain ca' read from the prefix's sets")
+            let ledExpected = written.matches("plain ca")
+            #expect(ledExpected.count > 4 && ledExpected.count < expected.count, "\(stage): 'plain ca' drops rows")
+            try await Self.expectWalk(store, ProductFilter(search: "plain ca"), pageSize: 4, expected: ledExpected, "\(stage): 'plain ca'")
         }
         try await expectPages("at the sets' version")
         var moved = try item(4)
