@@ -298,6 +298,42 @@ struct SearchTests {
         try await Self.postgresMatchesTheReference(fewMatchLimit: 0, wholeWordMatchLimit: 0)
     }
 
+    /// PostgreSQL reads a typed prefix's page outside a transaction, its runs and then its rows, each statement on a
+    /// snapshot of its own: a write between them has the page read again in a transaction. Pages read while rows are
+    /// deleted and stored again are each whole, counted at one version. (Kept whatever the versions said, a page whose
+    /// runs named a row deleted before its rows were read failed.)
+    @Test func postgresPrefixPagesReadWhileRowsComeAndGoAreWhole() async throws {
+        guard StoreBackend.available.contains(.postgres) else { return }
+        let temporary = try await TestStore.open(.postgres)
+        defer { temporary.remove() }
+        let store = temporary.store
+        let products = try (0..<40).map { index in
+            Product(serialCode: "C\(index)", name: "cab\(index) x", description: "", category: "c", brand: "b", price: try Price(parsing: "1"))
+        }
+        _ = try await store.upsertProducts(products, author: "api")
+        let deadline = ContinuousClock.now + .seconds(3)
+        let writer = Task {
+            var writes = 0
+            while ContinuousClock.now < deadline {
+                let product = products[writes % products.count]
+                _ = try await store.deleteProduct(serialCode: product.serialCode, author: "api")
+                _ = try await store.upsertProducts([product], author: "api")
+                writes += 1
+            }
+            return writes
+        }
+        var reads = 0
+        while ContinuousClock.now < deadline {
+            let page = try await store.products(ProductFilter(search: "cab"), page: PageRequest(pageSize: 40))
+            #expect(page.searchRead == .wordEntries, "read from the prefix's runs")
+            #expect(page.count == 39 || page.count == 40, "counted at one version: \(page.count)")
+            #expect(page.rows.count == page.count, "every row the count holds: \(page.rows.count) of \(page.count)")
+            reads += 1
+        }
+        let writes = try await writer.value
+        #expect(reads > 20 && writes > 20, "\(reads) reads while \(writes) rows were deleted and stored again")
+    }
+
     /// With a handful of matches as the most one statement reads, a search in a category is read in each of the
     /// statement's placements of its filter: on the search's matches when the search alone has few, in its
     /// conditions when it has more but the category few, and walked when both have more.
