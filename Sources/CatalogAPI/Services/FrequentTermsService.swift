@@ -8,10 +8,11 @@ import ServiceLifecycle
 /// proportion to the changes, not to the catalogue. It looks as soon as the store's watch tells of a commit
 /// (`ChangeNotifier`, within `pollInterval` whatever it says), every `followInterval` while the products keep
 /// changing, and within `followInterval` of a read asking for sets it lacks (`CatalogStore.frequentTermsWanted`, a
-/// typed prefix reads found wide, whose next reads then count from them): a read applies the changes since the sets itself, at a cost per change (`CurrentFrequentTerms`), so the
-/// sets follow closely, and under an import's thousands of changes a second a read finds a few hundred at most. An
-/// import that commits its changes at once has the reads answered by the engine alone until the sets are brought
-/// forward: waking at its commit, rather than at the next look, takes up to a second off that.
+/// typed prefix reads found wide, whose next reads then count from them). A read applies the changes since the sets
+/// itself, at a cost per change (`CurrentFrequentTerms`), so the sets follow closely, and under an import's thousands
+/// of changes a second a read finds a few hundred at most. An import that commits its changes at once has the reads
+/// answered by the engine alone until the sets are brought forward: waking at its commit, rather than at the next
+/// look, takes up to a second off that.
 ///
 /// They are read whole again when they cannot be brought forward (more than `CurrentFrequentTerms.advanceLimit`
 /// changes came at once, or the history since them was pruned), and when the changes since the last whole read
