@@ -54,11 +54,7 @@ extension PostgresCatalogStore {
                 try await connection.query("SET LOCAL enable_seqscan = off", logger: logger)
                 for word in builder.chooseWords(from: words, rows: holders, of: rows.count, policy) {
                     try Task.checkCancellation()
-                    let byRank = try await Self.ordersByRank(of: .word(word), connection, logger: logger).map { rankOrders in
-                        var matches = builder.emptySet()
-                        for order in rankOrders { FrequentTerms.place(of: order, in: orders).map { matches.insert($0) } }
-                        return matches
-                    }
+                    let byRank = try await Self.rowsByRank(of: .word(word), numberedBy: orders, empty: builder.emptySet(), connection, logger: logger)
                     builder.add(word, byRank: byRank)
                 }
                 for prefix in builder.prefixesToSpellOut(policy) {
@@ -135,13 +131,22 @@ extension PostgresCatalogStore {
         guard !missing.isEmpty || terms.widePrefixes.contains(where: { !prefixes.contains($0) }) else { return terms }
         var read: [String: [RowNumberSet]] = [:]
         for prefix in missing {
-            read[prefix] = try await ordersByRank(of: .prefix(prefix), connection, logger: logger).map { rankOrders in
-                var rows = RowNumberSet(largest: terms.largestRowNumber)
-                for order in rankOrders { FrequentTerms.place(of: order, in: terms.rowOrders).map { rows.insert($0) } }
-                return rows
-            }
+            read[prefix] = try await rowsByRank(
+                of: .prefix(prefix), numberedBy: terms.rowOrders, empty: RowNumberSet(largest: terms.largestRowNumber), connection, logger: logger)
         }
         return terms.adding(prefixes: read, keeping: Set(prefixes))
+    }
+
+    /// The rows holding `part` in each rank's columns (`ordersByRank`), numbered by their places in `orders`, each set
+    /// made from `empty`.
+    static func rowsByRank(
+        of part: SearchQuery.Part, numberedBy orders: [Int64], empty: RowNumberSet, _ connection: PostgresConnection, logger: Logger
+    ) async throws -> [RowNumberSet] {
+        try await ordersByRank(of: part, connection, logger: logger).map { rankOrders in
+            var rows = empty
+            for order in rankOrders { FrequentTerms.place(of: order, in: orders).map { rows.insert($0) } }
+            return rows
+        }
     }
 
     /// The orders of the products holding `part` (a whole word, or a typed prefix as the runs hold its words) in each
