@@ -123,10 +123,11 @@ struct PostgresProductWriter {
 
     /// Inserts the products `encodeNew` encoded into `table`, the products table a streamed listing fills
     /// (`PostgresTableRebuild`), which had none of them, and their history rows: a key there already (given twice)
-    /// fails it. Both go in with `COPY`, which PostgreSQL loads without planning a statement or decoding parameters.
+    /// fails it when the table is filled in place, with its key. Both go in with `COPY`, which PostgreSQL loads
+    /// without planning a statement or decoding parameters.
     static func copyNew(_ encoded: EncodedProducts, into table: String, _ connection: PostgresConnection, logger: Logger) async throws {
         guard encoded.rows.readableBytes > 0 else { return }
-        do {
+        try await failingOnAKeyGivenTwice {
             try await connection.copyFrom(
                 table: table, columns: ["serial_code"] + PostgresRows.productValues + ["source", "changed_seq", "search_vector", "row_order"],
                 logger: logger
@@ -134,6 +135,14 @@ struct PostgresProductWriter {
             try await connection.copyFrom(table: "changes", columns: ["seq", "entity", "key", "op", "author", "at"], logger: logger) {
                 try await $0.write(encoded.history)
             }
+        }
+    }
+
+    /// Runs `body`, a step of a streamed listing, and ends the listing (`StreamedListingAbandoned`) when a unique key
+    /// refuses a row: the run then reads the listing whole, which keeps the last of a key's records.
+    static func failingOnAKeyGivenTwice(_ body: () async throws -> Void) async throws {
+        do {
+            try await body()
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
             throw StreamedListingAbandoned("a key came twice (\(PostgresFailure.describe(error)))")
         }

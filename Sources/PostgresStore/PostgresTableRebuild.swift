@@ -1,8 +1,8 @@
 import Logging
 import PostgresNIO
 
-/// An empty table filled in one transaction as a copy of itself that has its triggers and, when asked, its constraints,
-/// but none of its other indexes, which are built once its rows are in; the copy then takes the table's place, its
+/// An empty table filled in one transaction as a copy of itself that has its triggers but none of its indexes, which
+/// are built once its rows are in, its constraints' with them; the copy then takes the table's place, its
 /// name and the names of its indexes, constraints and sequences, all before the transaction commits.
 ///
 /// Why: PostgreSQL maintains an index row by row as rows come in, where building it afterwards sorts them once. For
@@ -25,19 +25,16 @@ struct PostgresTableRebuild {
     private let laterIndexes: [(name: String, statement: String)]
     /// The constraints with indexes of their own: each one's name and definition.
     private let constraints: [(name: String, definition: String)]
-    /// Whether the constraints are made on the copy before its rows, so that a key given twice fails as it comes,
-    /// rather than with the indexes after them.
-    private let constraintsFirst: Bool
     /// The sequences owned by the table's columns (a `serial` column's), and the column of each.
     private let ownedSequences: [(sequence: String, column: String)]
 
     /// Whether the rows go into the table itself, its indexes kept row by row.
     var isInPlace: Bool { copy == table }
 
-    /// Makes the copy of `table`, which the caller has found empty, with the table's triggers, and its constraints
-    /// when `constraintsFirst`; or fills the table in place when a copy could not be all it is.
-    static func begin(_ table: String, constraintsFirst: Bool, _ connection: PostgresConnection, logger: Logger) async throws -> Self {
-        let inPlace = Self(table: table, copy: table, laterIndexes: [], constraints: [], constraintsFirst: true, ownedSequences: [])
+    /// Makes the copy of `table`, which the caller has found empty, with the table's triggers; or fills the table in
+    /// place when a copy could not be all it is.
+    static func begin(_ table: String, _ connection: PostgresConnection, logger: Logger) async throws -> Self {
+        let inPlace = Self(table: table, copy: table, laterIndexes: [], constraints: [], ownedSequences: [])
         guard let schema = try await plainTableSchema(table, connection, logger: logger) else { return inPlace }
         let copy = table + "_rebuilt"
         var indexes: [(name: String, definition: String)] = []
@@ -88,18 +85,16 @@ struct PostgresTableRebuild {
         ).decode((String, String).self) {
             ownedSequences.append((sequence, column))
         }
-        let rebuild = Self(
-            table: table, copy: copy, laterIndexes: laterIndexes, constraints: constraints, constraintsFirst: constraintsFirst,
-            ownedSequences: ownedSequences)
+        let rebuild = Self(table: table, copy: copy, laterIndexes: laterIndexes, constraints: constraints, ownedSequences: ownedSequences)
         try await rebuild.run("CREATE TABLE \(copy) (LIKE \(table) INCLUDING ALL EXCLUDING INDEXES)", connection, logger: logger)
-        if constraintsFirst { try await rebuild.addConstraints(connection, logger: logger) }
         for statement in triggerStatements { try await rebuild.run(statement, connection, logger: logger) }
         return rebuild
     }
 
-    /// Builds the indexes that wait for the rows, under names of their own until the copy takes the table's place.
+    /// Builds the constraints' indexes (a key given twice fails here) and the others, under names of their own until
+    /// the copy takes the table's place.
     func buildIndexes(_ connection: PostgresConnection, logger: Logger) async throws {
-        if !constraintsFirst { try await addConstraints(connection, logger: logger) }
+        try await addConstraints(connection, logger: logger)
         for (_, statement) in laterIndexes { try await run(statement, connection, logger: logger) }
     }
 

@@ -26,7 +26,7 @@ struct TableRebuildTests {
             try await store.transaction(.write) { connection in
                 var inPlace: [Bool] = []
                 for table in ["products", "product_word_runs"] {
-                    inPlace.append(try await PostgresTableRebuild.begin(table, constraintsFirst: true, connection, logger: Self.logger).isInPlace)
+                    inPlace.append(try await PostgresTableRebuild.begin(table, connection, logger: Self.logger).isInPlace)
                 }
                 throw RolledBack(inPlace: inPlace)
             }
