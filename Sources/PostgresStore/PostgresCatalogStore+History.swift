@@ -57,9 +57,12 @@ extension PostgresCatalogStore {
     }
 
     /// Changes are recorded in seq order with the time of their transaction, so the old ones are a prefix of the
-    /// history; the newest is always kept, and `history_state` keeps the last seq whatever is pruned.
+    /// history; the newest is always kept, and `history_state` keeps the last seq whatever is pruned. The history lock
+    /// is taken first, as every write of the history takes it: a first import fills a copy of the history, which
+    /// takes its place at its commit, and a pruning meanwhile would be undone.
     public func pruneHistory(before cutoff: String) async throws -> Int {
         try await transaction(.write) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresLock.history))", logger: logger)
             let query: PostgresQuery = """
                 DELETE FROM changes WHERE seq < COALESCE(
                     (SELECT seq FROM changes WHERE at >= \(cutoff) ORDER BY seq LIMIT 1), (SELECT MAX(seq) FROM changes))

@@ -122,17 +122,19 @@ struct PostgresProductWriter {
     }
 
     /// Inserts the products `encodeNew` encoded into `table`, the products table a streamed listing fills
-    /// (`PostgresTableRebuild`), which had none of them, and their history rows: a key there already (given twice)
-    /// fails it when the table is filled in place, with its key. Both go in with `COPY`, which PostgreSQL loads
-    /// without planning a statement or decoding parameters.
-    static func copyNew(_ encoded: EncodedProducts, into table: String, _ connection: PostgresConnection, logger: Logger) async throws {
+    /// (`PostgresTableRebuild`), which had none of them, and their history rows into `history`, the history's table
+    /// or its copy: a key there already (given twice) fails it when the table is filled in place, with its key. Both
+    /// go in with `COPY`, which PostgreSQL loads without planning a statement or decoding parameters.
+    static func copyNew(
+        _ encoded: EncodedProducts, into table: String, history: String, _ connection: PostgresConnection, logger: Logger
+    ) async throws {
         guard encoded.rows.readableBytes > 0 else { return }
         try await failingOnAKeyGivenTwice {
             try await connection.copyFrom(
                 table: table, columns: ["serial_code"] + PostgresRows.productValues + ["source", "changed_seq", "search_vector", "row_order"],
                 logger: logger
             ) { try await $0.write(encoded.rows) }
-            try await connection.copyFrom(table: "changes", columns: ["seq", "entity", "key", "op", "author", "at"], logger: logger) {
+            try await connection.copyFrom(table: history, columns: ["seq", "entity", "key", "op", "author", "at"], logger: logger) {
                 try await $0.write(encoded.history)
             }
         }

@@ -1,8 +1,8 @@
 import Logging
 import PostgresNIO
 
-/// An empty table filled in one transaction as a copy of itself that has its triggers but none of its indexes, which
-/// are built once its rows are in, its constraints' with them; the copy then takes the table's place, its
+/// A table filled in one transaction as a copy of itself that has its triggers and its rows so far but none of its
+/// indexes, which are built once the new rows are in, its constraints' with them; the copy then takes the table's place, its
 /// name and the names of its indexes, constraints and sequences, all before the transaction commits.
 ///
 /// Why: PostgreSQL maintains an index row by row as rows come in, where building it afterwards sorts them once. For
@@ -31,8 +31,9 @@ struct PostgresTableRebuild {
     /// Whether the rows go into the table itself, its indexes kept row by row.
     var isInPlace: Bool { copy == table }
 
-    /// Makes the copy of `table`, which the caller has found empty, with the table's triggers; or fills the table in
-    /// place when a copy could not be all it is.
+    /// Makes the copy of `table`, with the table's triggers and rows; or fills the table in place when a copy could
+    /// not be all it is. The caller holds what keeps others from writing the table until the commit (the history
+    /// lock): a row they wrote meanwhile would be dropped with the table.
     static func begin(_ table: String, _ connection: PostgresConnection, logger: Logger) async throws -> Self {
         let inPlace = Self(table: table, copy: table, laterIndexes: [], constraints: [], ownedSequences: [])
         guard let schema = try await plainTableSchema(table, connection, logger: logger) else { return inPlace }
@@ -87,6 +88,7 @@ struct PostgresTableRebuild {
         }
         let rebuild = Self(table: table, copy: copy, laterIndexes: laterIndexes, constraints: constraints, ownedSequences: ownedSequences)
         try await rebuild.run("CREATE TABLE \(copy) (LIKE \(table) INCLUDING ALL EXCLUDING INDEXES)", connection, logger: logger)
+        try await rebuild.run("INSERT INTO \(copy) SELECT * FROM \(table)", connection, logger: logger)
         for statement in triggerStatements { try await rebuild.run(statement, connection, logger: logger) }
         return rebuild
     }

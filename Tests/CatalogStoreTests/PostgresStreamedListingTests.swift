@@ -32,6 +32,10 @@ struct PostgresStreamedListingTests {
     @Test func readersSeeTheEmptyCatalogueUntilAStreamedListingCommits() async throws {
         guard let (temporary, store, claim, report) = try await importing() else { return }
         defer { temporary.remove() }
+        // A product written and deleted leaves the table empty and two changes in the history, which the listing's
+        // copy of the history keeps.
+        _ = try await store.upsertProducts([try product("Z")], author: "api")
+        #expect(try await store.deleteProduct(serialCode: "Z", author: "api"))
         let versionsBefore = try await store.versions()
         let streamed = try #require(try await store.makeStreamedListing(of: .products))
         _ = try await streamed.stage([(0, try product("A")), (1, try product("B", category: "d"))])
@@ -48,8 +52,8 @@ struct PostgresStreamedListingTests {
         // So are the categories' counts, added once for all rows with their trigger off meanwhile.
         #expect(try await store.category(name: "c").0?.productCount == 2)
         #expect(try await store.category(name: "d").0?.productCount == 1)
-        let changes = try await store.changes(since: versionsBefore.lastSeq, limit: 10)
-        #expect(changes.changes.map(\.key) == ["A", "B", "C"])
+        let changes = try await store.changes(since: 0, limit: 10)
+        #expect(changes.changes.map(\.key) == ["Z", "Z", "A", "B", "C"])
         #expect(try await store.versions().lastSeq == versionsBefore.lastSeq + 3)
         #expect(try await store.check().isEmpty)
         await claim.release()
@@ -61,7 +65,26 @@ struct PostgresStreamedListingTests {
         #expect(try await store.check().isEmpty)
     }
 
-    /// The listing fills copies of `products` and `product_word_runs` that take their places (`PostgresTableRebuild`): what
+    /// Pruning the history waits for a listing filling a copy of the history, which holds the history lock: run
+    /// beside it, it would prune the history the copy replaces, and what it pruned would come back at the commit.
+    @Test func pruningTheHistoryWaitsForAStreamedListing() async throws {
+        guard let (temporary, store, claim, report) = try await importing() else { return }
+        defer { temporary.remove() }
+        _ = try await store.upsertProducts([try product("Z")], author: "api")
+        #expect(try await store.deleteProduct(serialCode: "Z", author: "api"))
+        let streamed = try #require(try await store.makeStreamedListing(of: .products))
+        _ = try await streamed.stage([(0, try product("A"))])
+        // Every change but the newest is older than the cutoff.
+        let pruning = Task { try await store.pruneHistory(before: "9999-12-31T00:00:00Z") }
+        try await Task.sleep(for: .milliseconds(300))
+        _ = try await store.completeImport(report, listing: CompletedListing(records: .stagedProducts(streamed), pages: []), under: claim)
+        await streamed.discard()
+        await claim.release()
+        #expect(try await pruning.value == 2)
+        #expect(try await store.changes(since: 2, limit: 10).changes.map(\.key) == ["A"])
+    }
+
+    /// The listing fills copies of `products`, `product_word_runs` and `changes` that take their places (`PostgresTableRebuild`): what
     /// takes their places has every column, constraint, index, trigger and sequence of a fresh store's, named as they are.
     @Test func aStreamedListingLeavesTheSchemaOfAFreshStore() async throws {
         guard let (temporary, store, claim, report) = try await importing() else { return }
