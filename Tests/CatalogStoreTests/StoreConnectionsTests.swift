@@ -123,6 +123,10 @@ struct StoreConnectionsTests {
         defer { testStore.remove() }
         let store = try #require(testStore.store as? PostgresCatalogStore)
         let logger = Logger(label: "catalogd-tests")
+        // The session that ends the transaction's is started first: the store tells of the end as soon as its
+        // connection closes, which may come before that session's own statement has returned, and well before it
+        // could close (the transaction is then over, its session's end already marked).
+        let ender = try await TestStore.connect(try #require(testStore.postgresLocation), logger: logger)
         // Timed from the session's end: taking a connection and starting the other session that ends it take seconds
         // of their own when every suite runs at once on two cores (6 s for the connection alone, with a release build
         // beside them), and are not what is asked here. The steps' times name the one that was slow if it fails.
@@ -136,8 +140,9 @@ struct StoreConnectionsTests {
                     step("connection taken")
                     var process: Int32 = 0
                     for try await pid in try await connection.query("SELECT pg_backend_pid()", logger: logger).decode(Int32.self) { process = pid }
-                    try await testStore.executeRaw("SELECT pg_terminate_backend(?::integer)", [.integer(Int(process))])
                     sessionEnded.withLock { $0 = .now }
+                    step("session ending")
+                    try await ender.query("SELECT pg_terminate_backend(\(process))", logger: logger)
                     step("session ended")
                     try await Task.sleep(for: .seconds(1))
                     try await connection.query("SELECT 1", logger: logger)
@@ -149,6 +154,7 @@ struct StoreConnectionsTests {
                 #expect(error is StoreUnavailable, "\(steps.withLock { $0 })")
             }
         }
+        try await ender.close()
         #expect(returned, "the transaction did not return within 180 s: \(steps.withLock { $0 })")
         let ended = try #require(sessionEnded.withLock { $0 }, "the transaction did not reach the end of its session: \(steps.withLock { $0 })")
         #expect(ended.duration(to: .now) < .seconds(5), "a statement on a connection the server had ended took 5 s or more: \(steps.withLock { $0 })")
