@@ -62,7 +62,7 @@ extension PostgresCatalogStore {
     /// takes its place at its commit, and a pruning meanwhile would be undone.
     public func pruneHistory(before cutoff: String) async throws -> Int {
         try await transaction(.write) { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresLock.history))", logger: logger)
+            try await PostgresLock.takeHistory(connection, logger: logger)
             let query: PostgresQuery = """
                 DELETE FROM changes WHERE seq < COALESCE(
                     (SELECT seq FROM changes WHERE at >= \(cutoff) ORDER BY seq LIMIT 1), (SELECT MAX(seq) FROM changes))

@@ -20,7 +20,7 @@ struct PostgresChangeLog {
         self.logger = logger
         self.author = author
         at = Timestamp.now()
-        try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresLock.history))", logger: logger)
+        try await PostgresLock.takeHistory(connection, logger: logger)
         var last: Int64 = 0
         for try await seq in try await connection.query("SELECT last_seq FROM history_state", logger: logger).decode(Int64.self) {
             last = seq

@@ -1,4 +1,6 @@
 import CatalogModel
+import Logging
+import PostgresNIO
 
 /// Keys of the advisory locks the replicas of one catalogue share (`pg_advisory_xact_lock` and friends).
 ///
@@ -9,8 +11,14 @@ enum PostgresLock {
 
     /// Held while migrations run, so replicas starting together migrate once.
     static let migrations = namespace | 1
-    /// Held by every transaction that takes seqs, from before it reads the last seq until it commits.
+    /// Held by every transaction that writes the history (`takeHistory`): one that takes seqs, from before it reads the
+    /// last seq until it commits, and a pruning.
     static let history = namespace | 2
+
+    /// Takes the history lock until `connection`'s transaction ends.
+    static func takeHistory(_ connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("SELECT pg_advisory_xact_lock(\(history))", logger: logger)
+    }
 
     /// Held, at session level on a connection of its own, by the replica sending the webhooks' deliveries.
     static let webhookDelivery = namespace | 3

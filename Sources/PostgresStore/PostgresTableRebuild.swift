@@ -2,8 +2,8 @@ import Logging
 import PostgresNIO
 
 /// A table filled in one transaction as a copy of itself that has its triggers and its rows so far but none of its
-/// indexes, which are built once the new rows are in, its constraints' with them; the copy then takes the table's place, its
-/// name and the names of its indexes, constraints and sequences, all before the transaction commits.
+/// indexes, which are built once the new rows are in, its constraints' with them; the copy then takes the table's
+/// place, its name and the names of its indexes, constraints and sequences, all before the transaction commits.
 ///
 /// Why: PostgreSQL maintains an index row by row as rows come in, where building it afterwards sorts them once. For
 /// a million products, the eight secondary indexes and the search index cost 49 s row by row and 16 s built after;
