@@ -26,6 +26,10 @@ struct SQLiteSearchIndex {
     /// The statement that builds the index again from the rows it indexes (FTS5's `rebuild` command).
     var rebuildSQL: String { "INSERT INTO \(table) (\(table)) VALUES ('rebuild')" }
 
+    /// The statement that merges every segment of the index into one (FTS5's `optimize` command), which it places a level
+    /// above those of the segments it merged.
+    var optimizeSQL: String { "INSERT INTO \(table) (\(table)) VALUES ('optimize')" }
+
     /// The FTS5 query of `query` in `columns`, every searched column when nil: each part quoted, so that nothing a
     /// user typed is read as an operator (the parts hold letters and digits only).
     static func matchText(_ query: SearchQuery, columns: [String]? = nil) -> String {

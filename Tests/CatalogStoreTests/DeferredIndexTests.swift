@@ -31,21 +31,14 @@ struct DeferredIndexTests {
 
     /// A claim, a running report and a streamed listing on the empty store, given `batches` of products.
     private func firstImport(_ temporary: TemporaryStore, batches: [[String]]) async throws -> (any StoreClaim, ImportReport, any ImportStaging) {
-        guard case .claimed(let claim) = try await temporary.store.claimImport(of: .products) else {
-            throw ForeignImportPart("import claim", store: "a store whose products claim was refused")
-        }
-        let report = try await temporary.store.beginImport(source: .products)
-        let streamed = try #require(try await temporary.store.makeStreamedListing(of: .products))
         var index = 0
-        for batch in batches {
-            var staged: [(index: Int, product: Product)] = []
-            for key in batch {
-                staged.append((index, try product(key, category: "c\(index % 3)", price: "\(index + 1).00", stock: index % 2)))
-                index += 1
+        let products = try batches.map { batch in
+            try batch.map { key in
+                defer { index += 1 }
+                return try product(key, category: "c\(index % 3)", price: "\(index + 1).00", stock: index % 2)
             }
-            _ = try await streamed.stage(staged)
         }
-        return (claim, report, streamed)
+        return try await temporary.stageFirstImport(products)
     }
 
     @Test func aFirstImportLeavesTheIndexesAsDeclaredAndUsed() async throws {

@@ -27,6 +27,27 @@ struct TemporaryStore {
         try? store.close()
         try? FileManager.default.removeItem(at: directory)
     }
+
+    /// A first import of `batches` into the empty store, as a feed's listing is written while it is read: claimed,
+    /// begun and staged batch by batch, for the caller to complete or discard.
+    func stageFirstImport(_ batches: [[Product]]) async throws -> (claim: any StoreClaim, report: ImportReport, staging: any ImportStaging) {
+        guard case .claimed(let claim) = try await store.claimImport(of: .products) else {
+            throw ForeignImportPart("import claim", store: "a store whose products claim was refused")
+        }
+        let report = try await store.beginImport(source: .products)
+        guard let streamed = try await store.makeStreamedListing(of: .products) else {
+            throw ForeignImportPart("streamed listing", store: "a store that streams no listing")
+        }
+        var index = 0
+        for batch in batches {
+            _ = try await streamed.stage(
+                batch.map { product in
+                    defer { index += 1 }
+                    return (index, product)
+                })
+        }
+        return (claim, report, streamed)
+    }
 }
 
 func product(_ key: String, category: String = "c", price: String = "1.00", name: String? = nil, stock: Int = 1, updatedAt: String = "")

@@ -97,6 +97,17 @@ enum SQLiteSchema {
                     INSERT INTO product_search (product_search, rank) VALUES ('crisismerge', 64);
                     """)
         }
+        migrator.registerMigration("v14: the products' search index merged a level at 16 segments") { db in
+            // A step of merging (`SearchIndexMerger`) merges a level once it holds this many segments (4 by default),
+            // and a level's merge rewrites every segment on it, the largest included. At 4, a first import's index of a
+            // million products (20,000 pages, 2.3 s of a core to rewrite) was rewritten at the first single-product
+            // write after the import and again at the 34th; at 5 writes a second, the requests beside such a rewrite
+            // shared the cores with it, and searches under writes had a 99th percentile 3 to 5 times their median.
+            // At 16 it was rewritten at the 13th write and the 253rd, and each level's rewrites come 16 times as
+            // far apart as the level's below; a search reads at most 15 more segments per level, a lookup of its words
+            // each.
+            try db.execute(sql: "INSERT INTO product_search (product_search, rank) VALUES ('usermerge', 16)")
+        }
         return migrator
     }
 
