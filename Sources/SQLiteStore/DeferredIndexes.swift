@@ -21,7 +21,8 @@ struct DeferredIndexes {
         /// first level, where the next writes' segments join them: merging that level (`SearchIndexMerger`) rewrote
         /// the whole index at the 13th write after the import (at a million products 2.3 s of a core, beside reads;
         /// migration v14). Merged here, inside the import (2.2 s more at a million), the one segment sits on the second
-        /// level, which the writes' segments fill after 16 × 15 writes: the first rewrite came at the 240th write.
+        /// level, which the writes' segments fill after 16 × 15 writes: the first rewrite came at the 240th write. An
+        /// index FTS5 wrote as one segment (under 64 MB of words) stays on the first level, where a rewrite is cheap.
         static func searchIndex(_ index: SQLiteSearchIndex) -> Derived {
             Derived(triggerPrefix: index.table + "_", derive: [index.rebuildSQL, index.optimizeSQL])
         }
