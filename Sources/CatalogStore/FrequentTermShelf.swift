@@ -16,8 +16,14 @@ public final class FrequentTermShelf: Sendable {
         installed.withLock { $0 }
     }
 
+    /// Installs `terms`, unless the installed sets are the same whole read's (`FrequentTerms.wholeReadSeq`) brought
+    /// further forward: a write and FrequentTermsService bring them forward each in its own snapshot, and may end in
+    /// either order.
     public func install(_ terms: FrequentTerms) {
-        installed.withLock { $0 = terms }
+        installed.withLock { installed in
+            if let current = installed, current.wholeReadSeq == terms.wholeReadSeq, current.productsVersion > terms.productsVersion { return }
+            installed = terms
+        }
     }
 
     /// The products version of the installed sets, nil before the first.

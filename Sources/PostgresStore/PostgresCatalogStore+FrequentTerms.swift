@@ -70,42 +70,79 @@ extension PostgresCatalogStore {
         return terms
     }
 
-    /// Brings the sets forward in one read-only snapshot: the rows changed since them, each with the lexemes of its
-    /// search vector (`FrequentTerms.advanced`). Nil when a row stored since them has an order below their last one,
-    /// which a place past theirs would misnumber: they are then read whole again.
+    /// Brings the sets forward in one read-only snapshot (`advanced`), with the sets of the prefixes reads asked for.
     public func advanceFrequentTerms() async throws -> FrequentTerms? {
         guard let base = frequentTerms.latest else { return nil }
         let advanced = try await frequentTerms.reading { prefixes in
-            try await transaction(.read) { [logger] connection -> FrequentTerms? in
-                let (versions, changed) = try await PostgresCurrentFrequentTerms.ChangedRows.read(
-                    since: base, limit: FrequentTerms.advanceLimit, connection, logger: logger)
-                guard versions.products > base.productsVersion else { return try await Self.withPrefixes(prefixes, base, connection, logger: logger) }
-                guard let changed, (changed.newOrders.first ?? .max) > (base.rowOrders.last ?? .min) else { return nil }
-                var products: [ChangedProduct] = []
-                var words: [(row: Int64, words: [(word: String, rank: Int)])] = []
-                let rank = PostgresSearchIndex.products.wordRankExpression("word.weights")
-                let query: PostgresQuery = """
-                    SELECT row_order, serial_code, category, brand, price_micros,
-                        ARRAY(SELECT word.lexeme FROM unnest(search_vector) AS word ORDER BY word.lexeme),
-                        ARRAY(SELECT \(unescaped: rank) FROM unnest(search_vector) AS word ORDER BY word.lexeme)
-                    FROM products WHERE row_order = ANY(\(Array(changed.numbers.keys)))
-                    """
-                // A vector's lexemes are distinct: each of a row's words once, with the first rank whose columns hold it.
-                for try await (order, key, category, brand, price, lexemes, ranks) in try await connection.query(query, logger: logger).decode(
-                    (Int64, String, String, String, Int64, [String], [Int32]).self)
-                {
-                    guard let number = changed.numbers[order] else { continue }
-                    products.append(ChangedProduct(row: number, key: key, category: category, brand: brand, priceMicros: price))
-                    words.append((number, zip(lexemes, ranks).map { ($0, Int($1)) }))
-                }
-                let advanced = base.advanced(
-                    to: versions.products, historySeq: versions.lastSeq, touched: changed.rows, products: products,
-                    words: ChangedWords(byRow: words), newOrders: changed.newOrders)
-                return try await Self.withPrefixes(prefixes, advanced, connection, logger: logger)
+            try await transaction(.read) { [logger] connection in
+                try await Self.advanced(base, limit: FrequentTerms.advanceLimit, prefixes: prefixes, connection, logger: logger)
             }
         }
         if let advanced { frequentTerms.install(advanced) }
         return advanced
+    }
+
+    /// The most changes since the sets that a write brings them forward by, in its own transaction
+    /// (`advancedInWrite`); past it, FrequentTermsService does, after the commit.
+    static let writeAdvanceLimit = 1_000
+
+    /// `base` brought forward by a write's transaction on `connection`, once its changes are recorded: installed as it
+    /// commits, the sets are never behind that write for this process's reads, which would otherwise each read the
+    /// changes since them until FrequentTermsService, woken by the commit's announcement, brought them forward. In a
+    /// savepoint: a failure leaves the write as it was, and the sets to FrequentTermsService. Nil when there are no
+    /// sets, more than `writeAdvanceLimit` changes since them, or they must be read whole.
+    static func advancedInWrite(
+        _ base: FrequentTerms?, to productsVersion: Int64, _ connection: PostgresConnection, logger: Logger
+    ) async -> FrequentTerms? {
+        // Each change takes a seq: an import's many changes are not read here at all.
+        guard let base, productsVersion - base.historySeq <= writeAdvanceLimit else { return nil }
+        do {
+            try await connection.query("SAVEPOINT frequent_terms", logger: logger)
+        } catch {
+            return nil
+        }
+        do {
+            // The prefixes the sets hold already: a prefix's rows are read in the background, not in a write.
+            let advanced = try await advanced(base, limit: writeAdvanceLimit, prefixes: base.widePrefixes, connection, logger: logger)
+            try await connection.query("RELEASE SAVEPOINT frequent_terms", logger: logger)
+            return advanced
+        } catch {
+            _ = try? await connection.query("ROLLBACK TO SAVEPOINT frequent_terms", logger: logger)
+            return nil
+        }
+    }
+
+    /// `base` brought forward to the snapshot of `connection`: the rows changed since it, at most `limit`, each with
+    /// the lexemes of its search vector (`FrequentTerms.advanced`), with the sets of `prefixes` (`withPrefixes`). Nil
+    /// past `limit`, and when a row stored since it has an order below its last one, which a place past its own would
+    /// misnumber: the sets are then read whole again.
+    static func advanced(
+        _ base: FrequentTerms, limit: Int, prefixes: [String], _ connection: PostgresConnection, logger: Logger
+    ) async throws -> FrequentTerms? {
+        let (versions, changed) = try await PostgresCurrentFrequentTerms.ChangedRows.read(since: base, limit: limit, connection, logger: logger)
+        guard versions.products > base.productsVersion else { return try await withPrefixes(prefixes, base, connection, logger: logger) }
+        guard let changed, (changed.newOrders.first ?? .max) > (base.rowOrders.last ?? .min) else { return nil }
+        var products: [ChangedProduct] = []
+        var words: [(row: Int64, words: [(word: String, rank: Int)])] = []
+        let rank = PostgresSearchIndex.products.wordRankExpression("word.weights")
+        let query: PostgresQuery = """
+            SELECT row_order, serial_code, category, brand, price_micros,
+                ARRAY(SELECT word.lexeme FROM unnest(search_vector) AS word ORDER BY word.lexeme),
+                ARRAY(SELECT \(unescaped: rank) FROM unnest(search_vector) AS word ORDER BY word.lexeme)
+            FROM products WHERE row_order = ANY(\(Array(changed.numbers.keys)))
+            """
+        // A vector's lexemes are distinct: each of a row's words once, with the first rank whose columns hold it.
+        for try await (order, key, category, brand, price, lexemes, ranks) in try await connection.query(query, logger: logger).decode(
+            (Int64, String, String, String, Int64, [String], [Int32]).self)
+        {
+            guard let number = changed.numbers[order] else { continue }
+            products.append(ChangedProduct(row: number, key: key, category: category, brand: brand, priceMicros: price))
+            words.append((number, zip(lexemes, ranks).map { ($0, Int($1)) }))
+        }
+        let advanced = base.advanced(
+            to: versions.products, historySeq: versions.lastSeq, touched: changed.rows, products: products,
+            words: ChangedWords(byRow: words), newOrders: changed.newOrders)
+        return try await withPrefixes(prefixes, advanced, connection, logger: logger)
     }
 
     /// Adds to `rows` the numbers of the products holding any of `words`, as the search index reads them: each

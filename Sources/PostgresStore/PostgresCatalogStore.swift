@@ -173,17 +173,30 @@ public struct PostgresCatalogStore: CatalogStore {
     }
 
     /// A write transaction that records history: under the history lock, with a change log that is finished
-    /// (versions moved, last seq kept, commit notified) before the commit.
+    /// (versions moved, last seq kept, commit notified) before the commit, and the frequent words' sets brought forward
+    /// by its products' changes (`advancedInWrite`), installed once it has committed.
     func recordingTransaction<Result: Sendable>(
         author: String, _ body: @Sendable @escaping (PostgresConnection, inout PostgresChangeLog) async throws -> Result
     ) async throws -> Result {
-        let logger = logger
-        return try await transaction(.write) { connection in
+        let (logger, frequentTerms) = (logger, frequentTerms)
+        let (result, productsVersion, advanced) = try await transaction(.write) { connection -> (Result, Int64?, FrequentTerms?) in
             var log = try await PostgresChangeLog(connection, author: author, logger: logger)
             let result = try await body(connection, &log)
             try await log.finish()
-            return result
+            guard let productsVersion = log.productsVersionAtCommit else { return (result, nil, nil) }
+            return (result, productsVersion, await Self.advancedInWrite(frequentTerms.latest, to: productsVersion, connection, logger: logger))
         }
+        if let advanced {
+            frequentTerms.install(advanced)
+            logger.debug(
+                "brought the frequent terms' sets forward in a write to products version \(advanced.productsVersion)",
+                metadata: ["store.products_version": "\(advanced.productsVersion)"])
+        } else if let productsVersion {
+            // The reads of this process know at once that the sets are behind, rather than each finding it out by a
+            // page read as if they were not.
+            frequentTerms.saw(productsVersion: productsVersion)
+        }
+        return result
     }
 
     // MARK: Schema and health

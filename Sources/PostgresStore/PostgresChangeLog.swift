@@ -49,6 +49,9 @@ struct PostgresChangeLog {
         nextSeq += Int64(count)
     }
 
+    /// The products version this transaction gives once it commits; nil when it wrote no product.
+    var productsVersionAtCommit: Int64? { changedFamilies.contains(.products) ? nextSeq - 1 : nil }
+
     /// The version `family` will have once this transaction commits.
     func versionAtCommit(of family: ResourceFamily) async throws -> Int64 {
         if changedFamilies.contains(family) { return nextSeq - 1 }

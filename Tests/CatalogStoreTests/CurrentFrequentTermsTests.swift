@@ -32,8 +32,11 @@ struct CurrentFrequentTermsTests {
                 category: category ?? ["lighting", "office"].randomElement(using: &random) ?? "",
                 brand: ["acme", "umbra", ""].randomElement(using: &random), price: try Price(parsing: "3"), stock: stock)
         }
+        // Without `advancing`, the writes come through another store (a second process, a replica): a store's own
+        // writes bring its sets forward on PostgreSQL (`advancedInWrite`), and the sets read here must stay the base.
+        let writer = try await advancing ? store : temporary.openAnother()
         func write(_ products: [Product]) async throws {
-            _ = try await store.upsertProducts(products, author: "api")
+            _ = try await writer.upsertProducts(products, author: "api")
             for product in products { rows[product.serialCode] = product }
         }
         try await write((0..<120).map { try product("P\($0)") })
@@ -133,7 +136,7 @@ struct CurrentFrequentTermsTests {
         }
         try await compare("after a change of stock alone")
         for key in ["P5", "N2"] {
-            _ = try await store.deleteProduct(serialCode: key, author: "api")
+            _ = try await writer.deleteProduct(serialCode: key, author: "api")
             rows[key] = nil
         }
         try await compare("after deletes")
@@ -205,6 +208,38 @@ struct CurrentFrequentTermsTests {
 
     /// Once the history since the sets is pruned, the changes since them cannot be listed: a read is answered by the
     /// engine alone, and is exact all the same.
+    /// On PostgreSQL a write brings the sets of the store it is written through forward in its own transaction, so
+    /// that the reads of that store never find them behind it; sets of the same whole read brought less far are then
+    /// not installed over them. On SQLite, whose reads find the changes since the sets in their own process, the
+    /// sets stay as they were until FrequentTermsService brings them forward.
+    @Test(arguments: StoreBackend.available)
+    func aWriteBringsForwardTheSetsOfItsOwnStoreOnPostgreSQL(_ backend: StoreBackend) async throws {
+        let temporary = try await TestStore.open(backend)
+        defer { temporary.remove() }
+        let store = temporary.store
+        let lamps = try (0..<30).map {
+            Product(serialCode: "L\($0)", name: "lamp \($0)", category: "lighting", brand: "acme", price: try Price(parsing: "3"))
+        }
+        _ = try await store.upsertProducts(lamps, author: "api")
+        var policy = FrequentTermPolicy()
+        policy.minimumShare = 0.2
+        let base = try await store.refreshFrequentTerms(policy)
+        let desk = Product(serialCode: "D1", name: "lamp desk", category: "office", brand: "umbra", price: try Price(parsing: "5"))
+        _ = try await store.upsertProducts([desk], author: "api")
+        _ = try await store.deleteProduct(serialCode: "L0", author: "api")
+        let version = try await store.currentVersions().products
+        guard let postgres = store as? PostgresCatalogStore else {
+            #expect(store.frequentTermsVersion == base.productsVersion)
+            return
+        }
+        #expect(postgres.frequentTermsVersion == version)
+        let installed = try #require(postgres.frequentTerms.latest)
+        #expect(installed.selection(ProductFilter(search: "lamp "), search: nil)?.count == 30)
+        #expect(installed.selection(ProductFilter(brand: "umbra", search: "lamp "), search: nil)?.count == 1)
+        postgres.frequentTerms.install(base)
+        #expect(postgres.frequentTermsVersion == version, "the base is not installed over the sets brought forward from it")
+    }
+
     @Test(arguments: StoreBackend.available)
     func aReadAfterTheHistorySinceTheSetsWasPrunedIsExact(_ backend: StoreBackend) async throws {
         let temporary = try await TestStore.open(backend)

@@ -12,7 +12,9 @@ import ServiceLifecycle
 /// itself, at a cost per change (`CurrentFrequentTerms`), so the sets follow closely, and under an import's thousands
 /// of changes a second a read finds a few hundred at most. An import that commits its changes at once has the reads
 /// answered by the engine alone until the sets are brought forward: waking at its commit, rather than at the next
-/// look, takes up to a second off that.
+/// look, takes up to a second off that. On PostgreSQL a write of a few changes brings the sets of its own process
+/// forward itself, as it commits (`PostgresCatalogStore.recordingTransaction`): the service then finds them at the
+/// newest version, and brings forward those of other processes' writes and of imports.
 ///
 /// They are read whole again when they cannot be brought forward (more than `CurrentFrequentTerms.advanceLimit`
 /// changes came at once, or the history since them was pruned), and when the changes since the last whole read
