@@ -15,8 +15,11 @@ struct WebhookClaimTests {
         let logger = Logger(label: "catalogd-tests")
         let database = try await TestStore.freshDatabase(logger: logger)
         let (proxy, location) = try await CuttableProxy.start(to: database)
-        let sender = try await PostgresCatalogStore.open(location, connectionWait: .seconds(1), logger: logger)
-        let other = try await PostgresCatalogStore.open(database, connectionWait: .seconds(1), logger: logger)
+        // A claim waits this long for its connection, which nothing here times: on CI's loaded two cores the sender's
+        // first connection, through the proxy, once took more than a second, and the claim failed before the network
+        // fell silent.
+        let sender = try await PostgresCatalogStore.open(location, connectionWait: .seconds(10), logger: logger)
+        let other = try await PostgresCatalogStore.open(database, connectionWait: .seconds(10), logger: logger)
         defer {
             sender.close()
             other.close()
