@@ -183,7 +183,7 @@ public struct PostgresCatalogStore: CatalogStore {
             var log = try await PostgresChangeLog(connection, author: author, logger: logger)
             let result = try await body(connection, &log)
             try await log.finish()
-            guard let productsVersion = log.productsVersionAtCommit else { return (result, nil, nil) }
+            guard let productsVersion = log.versionGiven(to: .products) else { return (result, nil, nil) }
             return (result, productsVersion, await Self.advancedInWrite(frequentTerms.latest, to: productsVersion, connection, logger: logger))
         }
         if let advanced {

@@ -49,12 +49,14 @@ struct PostgresChangeLog {
         nextSeq += Int64(count)
     }
 
-    /// The products version this transaction gives once it commits; nil when it wrote no product.
-    var productsVersionAtCommit: Int64? { changedFamilies.contains(.products) ? nextSeq - 1 : nil }
+    /// The version this transaction gives `family` once it commits; nil when it wrote no row of it.
+    func versionGiven(to family: ResourceFamily) -> Int64? {
+        changedFamilies.contains(family) ? nextSeq - 1 : nil
+    }
 
     /// The version `family` will have once this transaction commits.
     func versionAtCommit(of family: ResourceFamily) async throws -> Int64 {
-        if changedFamilies.contains(family) { return nextSeq - 1 }
+        if let given = versionGiven(to: family) { return given }
         var version: Int64 = 0
         for try await stored in try await connection.query("SELECT version FROM versions WHERE name = \(family.rawValue)", logger: logger)
             .decode(Int64.self)
