@@ -9,7 +9,10 @@ struct TemporaryStore {
     let directory: URL
     let store: SQLiteCatalogStore
 
-    init(streamedListingWait: Duration = StreamedListingAbandoned.defaultWait) throws {
+    /// A streamed listing's writer waits `streamedListingWait` for the next batch: a minute unless a test says
+    /// otherwise, not the service's 2 seconds, since a suite's task that stages batches may wait that long for a
+    /// thread on a loaded two-core machine while the other suites run.
+    init(streamedListingWait: Duration = .seconds(60)) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("catalogd-store-\(UUID().uuidString)")
         store = try SQLiteCatalogStore(path: directory.appendingPathComponent("catalog.sqlite").path, streamedListingWait: streamedListingWait)
     }
