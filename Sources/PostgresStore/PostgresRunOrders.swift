@@ -15,6 +15,9 @@ enum PostgresRunOrders {
             }
             if orders.count <= run.rank { orders.append(contentsOf: repeatElement([], count: run.rank + 1 - orders.count)) }
             var arrays = run.orders
+            // At most one order per 12 bytes (its length and its value), reserved once: reserving each array's count
+            // as it came grew the list by exactly that much, a copy of all the orders before it for every array.
+            orders[run.rank].reserveCapacity(orders[run.rank].count + arrays.readableBytes / 12)
             while arrays.readableBytes > 0 {
                 // Each array's header: dimensions, whether it has nulls, the elements' type (bigint is 20), then the
                 // length and lower bound of its one dimension; then each element's length and value.
@@ -24,7 +27,6 @@ enum PostgresRunOrders {
                 else {
                     throw UnreadableStoredValue(column: "product_word_runs.orders", value: "a run that is no list of bigints")
                 }
-                orders[run.rank].reserveCapacity(orders[run.rank].count + count)
                 for _ in 0..<count {
                     guard let (length, order) = arrays.readMultipleIntegers(as: (Int32, Int64).self), length == 8, order >= 0 else {
                         throw UnreadableStoredValue(column: "product_word_runs.orders", value: "an order that is no bigint")
