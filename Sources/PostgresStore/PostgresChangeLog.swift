@@ -71,9 +71,12 @@ struct PostgresChangeLog {
     func finish() async throws {
         guard !changedFamilies.isEmpty else { return }
         let last = nextSeq - 1
+        // One statement, not three: each round trip is a write's work on both sides, beside the reads.
         try await connection.query(
-            "UPDATE versions SET version = \(last) WHERE name = ANY(\(changedFamilies.map(\.rawValue))::text[])", logger: logger)
-        try await connection.query("UPDATE history_state SET last_seq = \(last)", logger: logger)
-        try await connection.query("SELECT pg_notify(\(PostgresCatalogStore.commitChannel), \(String(last)))", logger: logger)
+            """
+            WITH families AS (UPDATE versions SET version = \(last) WHERE name = ANY(\(changedFamilies.map(\.rawValue))::text[])),
+            history AS (UPDATE history_state SET last_seq = \(last))
+            SELECT pg_notify(\(PostgresCatalogStore.commitChannel), \(String(last)))
+            """, logger: logger)
     }
 }
